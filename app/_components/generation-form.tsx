@@ -1,0 +1,191 @@
+"use client";
+// The prompt form: model picker, the chosen model's fields, the cost estimate,
+// and the answer (field errors beside fields, refusals as a message).
+import { useActionState, useEffect, useRef, useState, startTransition } from "react";
+import { useSWRConfig } from "swr";
+import { submitGeneration, type SubmitState } from "@/app/actions";
+import { formatCostEstimate, KIND_LABELS, priceLabel, type FieldSpec, type ModelSpec } from "@/lib/models/catalog";
+import { GENERATIONS_KEY, type GenerationPage } from "./use-generations";
+
+const initialState: SubmitState = { status: "idle" };
+const newKey = () => (typeof crypto !== "undefined" && "randomUUID" in crypto ? crypto.randomUUID() : String(Date.now()));
+
+export function GenerationForm({ models, defaultModelId }: { models: readonly ModelSpec[]; defaultModelId: string }) {
+  const [state, formAction, isPending] = useActionState(submitGeneration, initialState);
+  const [modelId, setModelId] = useState(defaultModelId);
+  const [duration, setDuration] = useState<number | undefined>(undefined);
+  // One key per submission attempt: a double click before the answer arrives
+  // reuses it, so the server creates one generation.
+  const submission = useRef<{ key: string; answered: SubmitState } | null>(null);
+  const formRef = useRef<HTMLFormElement>(null);
+  const { mutate } = useSWRConfig();
+  const model = models.find((m) => m.id === modelId) ?? models[0]!;
+
+  useEffect(() => {
+    const generation = state.generation;
+    if (!generation) return;
+    // Show the new card at once, then let SWR confirm from the server.
+    void mutate<GenerationPage>(
+      GENERATIONS_KEY,
+      (page) => page && { ...page, items: [generation, ...page.items.filter((g) => g.id !== generation.id)] },
+      { revalidate: true },
+    );
+    if (state.status === "success") formRef.current?.reset();
+  }, [state, mutate]);
+
+  const errors = state.fieldErrors ?? {};
+  return (
+    <form
+      ref={formRef}
+      action={formAction}
+      onSubmit={(event) => {
+        // Submitting in a transition keeps what the user typed when the answer is an error.
+        event.preventDefault();
+        if (submission.current?.answered !== state) submission.current = { key: newKey(), answered: state };
+        const data = new FormData(event.currentTarget);
+        data.set("idempotencyKey", submission.current.key);
+        startTransition(() => formAction(data));
+      }}
+      onReset={() => setDuration(undefined)}
+      className="space-y-4 rounded-2xl bg-white p-4 shadow-sm ring-1 ring-zinc-200 sm:p-6 dark:bg-zinc-900 dark:ring-zinc-800"
+      noValidate
+    >
+      <div>
+        <label htmlFor="model" className="block text-sm font-medium">
+          Model
+        </label>
+        <select
+          id="model"
+          name="model"
+          value={modelId}
+          onChange={(e) => setModelId(e.target.value)}
+          className="mt-1 block w-full rounded-lg border border-zinc-300 bg-white px-3 py-2 text-sm dark:border-zinc-700 dark:bg-zinc-950"
+          aria-describedby="model-help"
+        >
+          {models.map((m) => (
+            <option key={m.id} value={m.id}>
+              {m.label} — {KIND_LABELS[m.kind]} · {priceLabel(m)}
+            </option>
+          ))}
+        </select>
+        <p id="model-help" className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">
+          <code>{model.id}</code>
+        </p>
+        <FieldErrors id="model-error" messages={errors.model} />
+      </div>
+
+      {model.fields.map((field) => (
+        <Field
+          key={field.name === "prompt" ? "prompt" : `${model.id}:${field.name}`}
+          field={field}
+          errors={errors[field.name]}
+          onDurationChange={field.name === "duration" ? setDuration : undefined}
+        />
+      ))}
+
+      <div className="flex flex-wrap items-center justify-between gap-3 pt-2">
+        <p className="text-sm text-zinc-600 dark:text-zinc-300">
+          Estimated cost <span className="font-semibold" data-testid="cost-estimate">{formatCostEstimate(model, duration)}</span>
+          <span className="text-zinc-500 dark:text-zinc-400"> · charged only on success</span>
+        </p>
+        <button
+          type="submit"
+          disabled={isPending}
+          className="rounded-lg bg-brand-600 px-4 py-2 text-sm font-semibold text-white shadow-sm hover:bg-brand-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 disabled:opacity-60"
+        >
+          {isPending ? "Submitting…" : "Generate video"}
+        </button>
+      </div>
+      <p
+        role="status"
+        aria-live="polite"
+        className={state.status === "error" ? "text-sm font-medium text-red-700 dark:text-red-400" : "text-sm text-emerald-700 dark:text-emerald-400"}
+      >
+        {state.message}
+      </p>
+    </form>
+  );
+}
+
+function Field({
+  field,
+  errors,
+  onDurationChange,
+}: {
+  field: FieldSpec;
+  errors?: string[];
+  onDurationChange?: (value: number | undefined) => void;
+}) {
+  const id = `field-${field.name}`;
+  const name = `input.${field.name}`;
+  const errorId = `${id}-error`;
+  const common = {
+    id,
+    name,
+    "aria-invalid": errors ? true : undefined,
+    "aria-describedby": errors ? errorId : undefined,
+    required: field.required,
+    className:
+      "mt-1 block w-full rounded-lg border border-zinc-300 bg-white px-3 py-2 text-sm placeholder:text-zinc-400 aria-invalid:border-red-500 dark:border-zinc-700 dark:bg-zinc-950",
+  };
+  let control: React.ReactNode;
+  switch (field.type) {
+    case "text":
+      control = field.multiline ? (
+        <textarea {...common} rows={3} maxLength={field.maxLength} placeholder={field.placeholder} />
+      ) : (
+        <input {...common} type="text" maxLength={field.maxLength} placeholder={field.placeholder} />
+      );
+      break;
+    case "integer":
+      control = (
+        <input
+          {...common}
+          type="number"
+          inputMode="numeric"
+          min={field.min}
+          max={field.max}
+          step={1}
+          defaultValue={field.default}
+          onChange={onDurationChange && ((e) => onDurationChange(e.target.value ? Number(e.target.value) : undefined))}
+        />
+      );
+      break;
+    case "select":
+      control = (
+        <select {...common} defaultValue={field.default}>
+          {field.options.map((o) => (
+            <option key={o}>{o}</option>
+          ))}
+        </select>
+      );
+      break;
+    case "url":
+      control = <input {...common} type="url" inputMode="url" placeholder={field.placeholder} />;
+      break;
+    case "url-list":
+      control = <textarea {...common} rows={2} placeholder={field.placeholder} />;
+      break;
+  }
+  return (
+    <div>
+      <label htmlFor={id} className="block text-sm font-medium">
+        {field.label}
+        {field.type === "integer" && field.unit ? ` (${field.unit})` : ""}
+        {!field.required && <span className="font-normal text-zinc-500 dark:text-zinc-400"> · optional</span>}
+      </label>
+      {control}
+      {field.type === "url-list" && <p className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">Up to {field.maxItems}, one per line.</p>}
+      <FieldErrors id={errorId} messages={errors} />
+    </div>
+  );
+}
+
+function FieldErrors({ id, messages }: { id: string; messages?: string[] }) {
+  if (!messages?.length) return null;
+  return (
+    <p id={id} className="mt-1 text-sm text-red-700 dark:text-red-400">
+      {messages.join(" ")}
+    </p>
+  );
+}

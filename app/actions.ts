@@ -1,0 +1,34 @@
+"use server";
+
+import { AppError } from "@/lib/errors";
+import { createGeneration } from "@/lib/generations/create";
+import type { Generation } from "@/lib/generations/generation";
+
+export type SubmitState = {
+  status: "idle" | "success" | "error";
+  message?: string;
+  fieldErrors?: Record<string, string[]>;
+  generation?: Generation;
+};
+
+const INPUT_PREFIX = "input.";
+
+export async function submitGeneration(_previous: SubmitState, formData: FormData): Promise<SubmitState> {
+  const input: Record<string, string> = {};
+  for (const [key, value] of formData) {
+    if (key.startsWith(INPUT_PREFIX) && typeof value === "string") input[key.slice(INPUT_PREFIX.length)] = value;
+  }
+  const key = formData.get("idempotencyKey");
+  try {
+    const { generation, error } = await createGeneration({
+      body: { model: formData.get("model"), input },
+      idempotencyKey: typeof key === "string" && key ? key : undefined,
+    });
+    if (error) return { status: "error", message: error.message, generation };
+    return { status: "success", message: "Submitted. Your video will appear in the gallery.", generation };
+  } catch (error) {
+    if (error instanceof AppError) return { status: "error", message: error.message, fieldErrors: error.fields };
+    console.error("[framehook] submit failed", error);
+    return { status: "error", message: "Something went wrong. Please try again." };
+  }
+}

@@ -1,0 +1,35 @@
+import { z } from "zod";
+import { AppError } from "@/lib/errors";
+import { MODEL_IDS } from "@/lib/models/catalog";
+import { GENERATION_STATES } from "@/lib/generations/generation";
+import { listGenerationsFresh } from "@/lib/generations/list-fresh";
+import { createGeneration } from "@/lib/generations/create";
+import { readJson, route } from "@/lib/http";
+
+const listQuery = z.object({
+  cursor: z.string().max(100).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(24),
+  state: z.enum(GENERATION_STATES).optional(),
+  model: z.enum(MODEL_IDS).optional(),
+});
+
+export const GET = route(async (request) => {
+  const query = listQuery.safeParse(Object.fromEntries(new URL(request.url).searchParams));
+  if (!query.success) {
+    throw new AppError("bad_request", "Invalid query.", z.flattenError(query.error).fieldErrors as Record<string, string[]>);
+  }
+  return Response.json(await listGenerationsFresh(query.data));
+});
+
+export const POST = route(async (request) => {
+  const body = await readJson(request);
+  const idempotencyKey = request.headers.get("idempotency-key") ?? undefined;
+  const { generation, error } = await createGeneration({ body, idempotencyKey });
+  if (error) {
+    return Response.json(
+      { error: { code: error.code, message: error.message }, generation: { id: generation.id, state: generation.state } },
+      { status: error.status, headers: error.headers },
+    );
+  }
+  return Response.json({ id: generation.id, state: generation.state, taskId: generation.taskId }, { status: 201 });
+});

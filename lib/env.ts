@@ -1,0 +1,74 @@
+// The one place that reads process.env: validated with zod, with defaults that
+// make `npm run dev` work with zero configuration.
+import path from "node:path";
+import { z } from "zod";
+
+const LOCAL_GATEWAY = "http://127.0.0.1:4010";
+const DEV_API_KEY = "sim-dev-key";
+const DEV_WEBHOOK_SECRET = "dev-only-webhook-secret-not-for-production";
+const DEV_CRON_SECRET = "dev-only-cron-secret";
+
+const url = z.url({ protocol: /^https?$/ });
+const optional = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
+
+const schema = z
+  .object({
+    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+    GATEWAY_BASE_URL: optional(url).default(LOCAL_GATEWAY),
+    GATEWAY_API_KEY: optional(z.string().min(1)),
+    GATEWAY_TIMEOUT_MS: optional(z.coerce.number().int().min(100).max(60_000)).default(10_000),
+    PUBLIC_BASE_URL: optional(url).default("http://localhost:3000"),
+    WEBHOOK_SECRET: optional(z.string().min(16, "must be at least 16 characters")),
+    DATABASE_URL: optional(z.string().regex(/^(file:|libsql:|https?:|wss?:)/, "must be a file: path or a libSQL URL")).default(
+      "file:./data/framehook.db",
+    ),
+    DATABASE_AUTH_TOKEN: optional(z.string().min(1)),
+    CRON_SECRET: optional(z.string().min(1)),
+    // How long a PENDING task may go unheard before a reader asks the gateway.
+    POLL_STALE_MS: optional(z.coerce.number().int().min(1000).max(600_000)).default(4000),
+    // A task PENDING longer than this is flagged as overdue (never silently failed).
+    PENDING_OVERDUE_MS: optional(z.coerce.number().int().min(10_000)).default(30 * 60_000),
+  })
+  .transform((raw, ctx) => {
+    const gatewayIsLocal = isLoopback(raw.GATEWAY_BASE_URL);
+    // Development defaults are safe only against the bundled simulator.
+    const devDefaultsAllowed = gatewayIsLocal || raw.NODE_ENV !== "production";
+    const missing = (name: string) =>
+      ctx.addIssue({ code: "custom", path: [name], message: `is required when GATEWAY_BASE_URL is not a local simulator` });
+    if (!raw.GATEWAY_API_KEY && !gatewayIsLocal) missing("GATEWAY_API_KEY");
+    if (!raw.WEBHOOK_SECRET && !devDefaultsAllowed) missing("WEBHOOK_SECRET");
+    return {
+      ...raw,
+      GATEWAY_API_KEY: raw.GATEWAY_API_KEY ?? DEV_API_KEY,
+      WEBHOOK_SECRET: raw.WEBHOOK_SECRET ?? DEV_WEBHOOK_SECRET,
+      CRON_SECRET: raw.CRON_SECRET ?? (devDefaultsAllowed ? DEV_CRON_SECRET : undefined),
+      DATABASE_URL: resolveDatabaseUrl(raw.DATABASE_URL),
+      gatewayIsLocal,
+    };
+  });
+
+export type Env = z.infer<typeof schema>;
+
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const result = schema.safeParse(source);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join(".") || "env"}: ${i.message}`);
+    throw new Error(`Invalid environment configuration:\n${lines.join("\n")}\nSee .env.example.`);
+  }
+  return result.data;
+}
+
+export const env: Env = parseEnv(process.env);
+
+/** `file:` paths are resolved against the project root once, here: the libSQL adapter would resolve them against the cwd. */
+export function resolveDatabaseUrl(databaseUrl: string, root = process.cwd()): string {
+  if (!databaseUrl.startsWith("file:")) return databaseUrl;
+  const file = databaseUrl.slice("file:".length);
+  return `file:${path.resolve(root, file)}`;
+}
+
+export function isLoopback(href: string): boolean {
+  const host = new URL(href).hostname;
+  return host === "localhost" || host === "[::1]" || /^127\./.test(host);
+}

@@ -1,0 +1,67 @@
+// The gateway's task resource (spec §2) and the callback bodies real gateways
+// send, normalised into one TaskSnapshot.
+import { z } from "zod";
+
+export const TASK_STATES = ["PENDING", "SUCCESS", "FAILURE"] as const;
+export type TaskState = (typeof TASK_STATES)[number];
+
+export type TaskSnapshot = {
+  taskId: string;
+  state: TaskState;
+  resultUrls: string[];
+  creditsConsumed: number | null;
+  failCode: string | null;
+  failMessage: string | null;
+  /** Whatever else the gateway said about the task, for the detail page. */
+  metadata: Record<string, unknown>;
+};
+
+const stateSchema = z
+  .string()
+  .transform((s) => s.toUpperCase())
+  .pipe(z.enum(TASK_STATES));
+
+const urlList = z.preprocess(
+  (v) => (typeof v === "string" ? safeJsonParse(v) : v),
+  z.array(z.string()),
+);
+
+/** The task as GET /api/generate/{taskId} returns it: state, resultUrls, creditsConsumed are named by the spec. */
+export const taskSchema = z.looseObject({
+  taskId: z.string().min(1).max(200),
+  state: stateSchema,
+  resultUrls: urlList.optional().nullable(),
+  creditsConsumed: z.coerce.number().finite().nonnegative().optional().nullable(),
+  failCode: z.union([z.string(), z.number()]).optional().nullable(),
+  failMsg: z.string().optional().nullable(),
+});
+
+export function toTaskSnapshot(task: z.infer<typeof taskSchema>): TaskSnapshot {
+  const { taskId, state, resultUrls, creditsConsumed, failCode, failMsg, ...rest } = task;
+  return {
+    taskId,
+    state,
+    resultUrls: (resultUrls ?? []).filter(isHttpUrl),
+    creditsConsumed: creditsConsumed ?? null,
+    failCode: failCode == null ? null : String(failCode),
+    failMessage: failMsg ?? null,
+    metadata: rest,
+  };
+}
+
+export function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+export function safeJsonParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,66 @@
+// The single writer of task outcomes. Callbacks, browser-driven refreshes and
+// the cron all end here. The transition is a conditional update
+// (WHERE state = 'PENDING'), so N concurrent duplicates give one transition.
+import "server-only";
+import { prisma } from "@/lib/db";
+import type { DeliveryOutcome, DeliverySource } from "@/lib/generated/prisma/client";
+import type { TaskSnapshot } from "@/lib/gateway/task";
+
+const METADATA_MAX_BYTES = 8 * 1024;
+
+export type ApplyResult = { outcome: DeliveryOutcome; deliveryId: number };
+
+export async function applyTaskSnapshot({
+  generationId,
+  snapshot,
+  source,
+  detail,
+}: {
+  generationId: string;
+  snapshot: TaskSnapshot;
+  source: DeliverySource;
+  detail?: string;
+}): Promise<ApplyResult> {
+  const now = new Date();
+  const match = { id: generationId, taskId: snapshot.taskId, state: "PENDING" as const };
+
+  let outcome: DeliveryOutcome;
+  if (snapshot.state === "PENDING") {
+    const { count } = await prisma.generation.updateMany({ where: match, data: { lastHeardAt: now } });
+    outcome = count === 1 ? "STILL_PENDING" : "LATE_IGNORED";
+  } else {
+    const succeeded = snapshot.state === "SUCCESS";
+    const { count } = await prisma.generation.updateMany({
+      where: match,
+      data: {
+        state: snapshot.state,
+        resultUrls: JSON.stringify(succeeded ? snapshot.resultUrls : []),
+        // Charged on SUCCESS only; a FAILURE costs 0 whatever the payload says.
+        creditsConsumed: succeeded ? snapshot.creditsConsumed : 0,
+        errorCode: succeeded ? null : (snapshot.failCode ?? "generation_failed"),
+        errorMessage: succeeded ? null : (snapshot.failMessage ?? "The gateway reported that generation failed."),
+        gatewayMetadata: serializeMetadata(snapshot.metadata),
+        lastHeardAt: now,
+        completedAt: now,
+      },
+    });
+    if (count === 1) {
+      outcome = "APPLIED";
+    } else {
+      const current = await prisma.generation.findUnique({ where: { id: generationId }, select: { state: true } });
+      outcome = current?.state === snapshot.state ? "DUPLICATE" : "LATE_IGNORED";
+    }
+  }
+
+  const delivery = await prisma.delivery.create({
+    data: { generationId, taskId: snapshot.taskId, source, outcome, reportedState: snapshot.state, detail },
+    select: { id: true },
+  });
+  return { outcome, deliveryId: delivery.id };
+}
+
+function serializeMetadata(metadata: Record<string, unknown>): string | null {
+  if (Object.keys(metadata).length === 0) return null;
+  const text = JSON.stringify(metadata);
+  return Buffer.byteLength(text) <= METADATA_MAX_BYTES ? text : null;
+}

@@ -1,0 +1,57 @@
+// The Generation as the app's routes and pages see it, and its states.
+import type { Generation as GenerationRow, GenerationState } from "@/lib/generated/prisma/client";
+import { env } from "@/lib/env";
+import { isHttpUrl, safeJsonParse } from "@/lib/gateway/task";
+
+export type { GenerationState };
+export const GENERATION_STATES = ["SUBMITTING", "PENDING", "SUCCESS", "FAILURE", "SUBMIT_FAILED"] as const satisfies readonly GenerationState[];
+export const TERMINAL_STATES: readonly GenerationState[] = ["SUCCESS", "FAILURE", "SUBMIT_FAILED"];
+export const isTerminal = (state: GenerationState) => TERMINAL_STATES.includes(state);
+
+export type Generation = {
+  id: string;
+  taskId: string | null;
+  model: string;
+  state: GenerationState;
+  prompt: string;
+  input: Record<string, unknown>;
+  resultUrls: string[];
+  creditsConsumed: number | null;
+  error: { code: string; message: string } | null;
+  /** False when callbacks were disabled for this task and polling carries it. */
+  callbackEnabled: boolean;
+  /** PENDING far longer than usual: flagged, never silently failed. */
+  overdue: boolean;
+  gatewayMetadata: Record<string, unknown> | null;
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+};
+
+export function toGeneration(row: GenerationRow, now = Date.now()): Generation {
+  const input = safeJsonParse(row.input);
+  const urls = safeJsonParse(row.resultUrls);
+  const metadata = row.gatewayMetadata ? safeJsonParse(row.gatewayMetadata) : null;
+  return {
+    id: row.id,
+    taskId: row.taskId,
+    model: row.model,
+    state: row.state,
+    prompt: row.prompt,
+    input: isRecord(input) ? input : {},
+    // Re-checked on the way out: only http(s) URLs ever reach a player or a link.
+    resultUrls: Array.isArray(urls) ? urls.filter((u): u is string => typeof u === "string" && isHttpUrl(u)) : [],
+    creditsConsumed: row.creditsConsumed,
+    error: row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? "" } : null,
+    callbackEnabled: row.callbackEnabled,
+    overdue: (row.state === "PENDING" || row.state === "SUBMITTING") && now - row.createdAt.getTime() > env.PENDING_OVERDUE_MS,
+    gatewayMetadata: isRecord(metadata) ? metadata : null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    completedAt: row.completedAt?.toISOString() ?? null,
+  };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}

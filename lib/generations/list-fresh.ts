@@ -1,0 +1,31 @@
+// Reads that keep PENDING generations fresh: before answering, ask the gateway
+// about the listed tasks nobody has heard from lately (leased, so many readers
+// cost one call per task per interval), within a time budget.
+import "server-only";
+import { refreshStaleGenerations } from "./refresh";
+import { getGeneration, listGenerations } from "./queries";
+
+const REFRESH_BUDGET_MS = 1_500;
+
+export async function listGenerationsFresh(params: Parameters<typeof listGenerations>[0]) {
+  const page = await listGenerations(params);
+  const pending = page.items.filter((g) => g.state === "PENDING").map((g) => g.id);
+  if (pending.length === 0) return page;
+  return (await refreshWithinBudget(pending)) ? listGenerations(params) : page;
+}
+
+export async function getGenerationFresh({ id }: { id: string }) {
+  const generation = await getGeneration({ id });
+  if (generation?.state !== "PENDING") return generation;
+  return (await refreshWithinBudget([id])) ? getGeneration({ id }) : generation;
+}
+
+/** True if any task was polled; a slow gateway never holds a reader past the budget. */
+async function refreshWithinBudget(ids: string[]): Promise<boolean> {
+  const refresh = refreshStaleGenerations({ ids }).catch((error) => {
+    console.error("[framehook] refresh failed", error);
+    return 0;
+  });
+  const timeout = new Promise<number>((resolve) => setTimeout(() => resolve(0), REFRESH_BUDGET_MS).unref());
+  return (await Promise.race([refresh, timeout])) > 0;
+}

@@ -1,0 +1,56 @@
+// Reading generations: the gallery list (cursor-paginated, filtered) and one
+// generation with its delivery timeline.
+import "server-only";
+import { prisma } from "@/lib/db";
+import type { GenerationState, Prisma } from "@/lib/generated/prisma/client";
+import { toGeneration, type Generation } from "./generation";
+
+export const PAGE_SIZE_MAX = 100;
+
+export type GenerationPage = { items: Generation[]; nextCursor: string | null };
+
+export async function listGenerations({
+  cursor,
+  limit = 24,
+  state,
+  model,
+}: {
+  cursor?: string;
+  limit?: number;
+  state?: GenerationState;
+  model?: string;
+}): Promise<GenerationPage> {
+  const where: Prisma.GenerationWhereInput = { ...(state ? { state } : {}), ...(model ? { model } : {}) };
+  const rows = await prisma.generation.findMany({
+    where,
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: limit + 1,
+    ...(cursor ? { cursor: { id: cursor }, skip: 1 } : {}),
+  });
+  const now = Date.now();
+  const items = rows.slice(0, limit).map((row) => toGeneration(row, now));
+  return { items, nextCursor: rows.length > limit ? (items.at(-1)?.id ?? null) : null };
+}
+
+export async function getGeneration({ id }: { id: string }): Promise<Generation | null> {
+  const row = await prisma.generation.findUnique({ where: { id } });
+  return row ? toGeneration(row) : null;
+}
+
+export type DeliveryEntry = {
+  id: number;
+  source: "CALLBACK" | "POLL";
+  outcome: string;
+  reportedState: string | null;
+  detail: string | null;
+  createdAt: string;
+};
+
+export async function listDeliveries({ generationId }: { generationId: string }): Promise<DeliveryEntry[]> {
+  const rows = await prisma.delivery.findMany({
+    where: { generationId },
+    orderBy: { id: "asc" },
+    take: 200,
+  });
+  return rows.map((d) => ({ ...d, createdAt: d.createdAt.toISOString() }));
+}

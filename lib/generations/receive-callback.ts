@@ -1,0 +1,64 @@
+// The gateway's callback, after the route has read the raw body: authenticate
+// by token, parse, check the task is ours, then hand it to the single writer.
+// Anything incomplete or of an unknown shape is confirmed with a GET first.
+import "server-only";
+import { prisma } from "@/lib/db";
+import { env } from "@/lib/env";
+import { AppError } from "@/lib/errors";
+import { readCallbackBody } from "@/lib/gateway/callback-payload";
+import { GatewayError, getTask } from "@/lib/gateway/client";
+import type { DeliveryOutcome } from "@/lib/generated/prisma/client";
+import { applyTaskSnapshot } from "./apply-task-snapshot";
+import { verifyCallbackToken } from "./callback-token";
+
+export const CALLBACK_MAX_BYTES = 64 * 1024;
+
+export async function receiveCallback({ token, body }: { token: string | null; body: string }): Promise<{ outcome: DeliveryOutcome }> {
+  const generationId = verifyCallbackToken(token, env.WEBHOOK_SECRET);
+  if (!generationId) {
+    // Unauthenticated: nothing is written, not even a delivery row.
+    console.warn("[framehook] callback rejected: missing or invalid token");
+    throw new AppError("unauthorized", "Invalid callback token.");
+  }
+
+  const generation = await prisma.generation.findUnique({
+    where: { id: generationId },
+    select: { id: true, taskId: true, state: true },
+  });
+  if (!generation) throw new AppError("not_found", "Unknown task.");
+  if (!generation.taskId) {
+    // The callback raced our own submit: answer non-2xx so the gateway retries.
+    if (generation.state === "SUBMITTING") throw new AppError("conflict", "Task not registered yet; retry.");
+    throw new AppError("not_found", "Unknown task.");
+  }
+  const taskId = generation.taskId;
+  const reject = async (code: "bad_request" | "unauthorized", message: string) => {
+    await prisma.delivery.create({
+      data: { generationId, taskId, source: "CALLBACK", outcome: "REJECTED", detail: message },
+    });
+    return new AppError(code, message);
+  };
+
+  const reading = readCallbackBody(body);
+  if (reading.kind === "malformed") throw await reject("bad_request", `Malformed callback: ${reading.reason}.`);
+  const namedTask = reading.kind === "complete" ? reading.snapshot.taskId : reading.taskId;
+  if (namedTask !== null && namedTask !== taskId) {
+    throw await reject("unauthorized", "Callback token does not match the task it names.");
+  }
+
+  if (reading.kind === "complete") {
+    return applyTaskSnapshot({ generationId, snapshot: reading.snapshot, source: "CALLBACK" });
+  }
+  // A hint: ask the gateway for the task itself before writing anything.
+  try {
+    const snapshot = await getTask({ taskId });
+    return applyTaskSnapshot({ generationId, snapshot, source: "CALLBACK", detail: `confirmed by GET (${reading.reason})` });
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    await prisma.delivery.create({
+      data: { generationId, taskId, source: "CALLBACK", outcome: "ERROR", detail: `could not confirm: ${error.kind}` },
+    });
+    // Non-2xx: the gateway retries, and polling still has the task.
+    throw new AppError("gateway_unavailable", "Could not confirm the task with the gateway; retry later.");
+  }
+}

@@ -1,0 +1,57 @@
+// The polling fallback: asks the gateway about PENDING tasks nobody has heard
+// from lately. A lease in the database (a conditional update of
+// pollLeaseUntil) means at most one gateway call per task per interval, however
+// many tabs, instances or cron runs are reading.
+import "server-only";
+import { prisma } from "@/lib/db";
+import { env } from "@/lib/env";
+import { GatewayError, getTask } from "@/lib/gateway/client";
+import { applyTaskSnapshot } from "./apply-task-snapshot";
+
+const MAX_BACKOFF_MS = 5 * 60_000;
+const BATCH = 25;
+
+/** Polls the stale PENDING tasks (all, or those of `ids`) this caller could lease; returns how many it asked about. */
+export async function refreshStaleGenerations({ ids }: { ids?: string[] } = {}): Promise<number> {
+  const now = new Date();
+  const stale = await prisma.generation.findMany({
+    where: {
+      state: "PENDING",
+      taskId: { not: null },
+      ...(ids ? { id: { in: ids } } : {}),
+      OR: [{ lastHeardAt: null }, { lastHeardAt: { lt: new Date(now.getTime() - env.POLL_STALE_MS) } }],
+      AND: [{ OR: [{ pollLeaseUntil: null }, { pollLeaseUntil: { lt: now } }] }],
+    },
+    select: { id: true, taskId: true, pollFailures: true },
+    orderBy: { lastHeardAt: "asc" },
+    take: BATCH,
+  });
+  const refreshed = await Promise.all(stale.map((g) => refreshOne({ id: g.id, taskId: g.taskId!, pollFailures: g.pollFailures, now })));
+  return refreshed.filter(Boolean).length;
+}
+
+async function refreshOne({ id, taskId, pollFailures, now }: { id: string; taskId: string; pollFailures: number; now: Date }) {
+  const claimed = await prisma.generation.updateMany({
+    where: { id, state: "PENDING", OR: [{ pollLeaseUntil: null }, { pollLeaseUntil: { lt: now } }] },
+    data: { pollLeaseUntil: new Date(now.getTime() + env.POLL_STALE_MS) },
+  });
+  if (claimed.count === 0) return false;
+
+  try {
+    const snapshot = await getTask({ taskId });
+    await applyTaskSnapshot({ generationId: id, snapshot, source: "POLL" });
+    if (pollFailures > 0) await prisma.generation.update({ where: { id }, data: { pollFailures: 0 } });
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    // Back off exponentially, or as long as the gateway asked.
+    const backoff = error.options.retryAfterMs ?? Math.min(env.POLL_STALE_MS * 2 ** (pollFailures + 1), MAX_BACKOFF_MS);
+    await prisma.generation.updateMany({
+      where: { id, state: "PENDING" },
+      data: { pollFailures: { increment: 1 }, pollLeaseUntil: new Date(Date.now() + backoff) },
+    });
+    await prisma.delivery.create({
+      data: { generationId: id, taskId, source: "POLL", outcome: "ERROR", detail: `${error.kind}: ${error.message}`.slice(0, 300) },
+    });
+  }
+  return true;
+}

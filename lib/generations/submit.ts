@@ -1,0 +1,110 @@
+// Submitting a generation: record it, send it to the gateway once, and keep
+// an honest outcome (PENDING with a taskId, or SUBMIT_FAILED with a reason).
+import "server-only";
+import { prisma } from "@/lib/db";
+import { AppError, type ErrorCode } from "@/lib/errors";
+import { GatewayError, submitTask } from "@/lib/gateway/client";
+import type { ModelSpec } from "@/lib/models/catalog";
+import type { GenerationInput } from "@/lib/models/input-schema";
+import { callbackUrlFor } from "./callback-url";
+import { toGeneration, type Generation } from "./generation";
+
+/** Retries only where the request certainly did not start a task, or the gateway asked for one. */
+const MAX_ATTEMPTS = 3;
+const MAX_RETRY_WAIT_MS = 5_000;
+
+export type SubmitResult = { generation: Generation; error?: AppError };
+
+export async function submitGeneration({
+  model,
+  input,
+  idempotencyKey,
+}: {
+  model: ModelSpec;
+  input: GenerationInput;
+  idempotencyKey?: string;
+}): Promise<SubmitResult> {
+  if (idempotencyKey) {
+    const existing = await prisma.generation.findUnique({ where: { idempotencyKey } });
+    if (existing) return { generation: toGeneration(existing) };
+  }
+  const { prompt, ...rest } = input;
+  let row;
+  try {
+    row = await prisma.generation.create({
+      data: { model: model.id, prompt, input: JSON.stringify(rest), idempotencyKey },
+    });
+  } catch (error) {
+    // Two concurrent submissions of the same form: the second finds the first.
+    const existing = idempotencyKey && (await prisma.generation.findUnique({ where: { idempotencyKey } }));
+    if (existing) return { generation: toGeneration(existing) };
+    throw error;
+  }
+
+  const webhookUrl = callbackUrlFor(row.id);
+  try {
+    const { taskId } = await sendOnce({ model: model.id, input, webhookUrl });
+    const now = new Date();
+    await prisma.generation.updateMany({
+      where: { id: row.id, state: "SUBMITTING" },
+      data: { taskId, state: "PENDING", callbackEnabled: webhookUrl !== undefined, lastHeardAt: now },
+    });
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    const failure = describeSubmitFailure(error);
+    await prisma.generation.updateMany({
+      where: { id: row.id, state: "SUBMITTING" },
+      data: { state: "SUBMIT_FAILED", creditsConsumed: 0, errorCode: failure.code, errorMessage: failure.message, completedAt: new Date() },
+    });
+    const generation = toGeneration(await prisma.generation.findUniqueOrThrow({ where: { id: row.id } }));
+    return { generation, error: failure };
+  }
+  return { generation: toGeneration(await prisma.generation.findUniqueOrThrow({ where: { id: row.id } })) };
+}
+
+async function sendOnce(request: Parameters<typeof submitTask>[0]) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await submitTask(request);
+    } catch (error) {
+      if (!(error instanceof GatewayError) || attempt >= MAX_ATTEMPTS || !isSafeToRetry(error)) throw error;
+      await sleep(Math.min(error.options.retryAfterMs ?? 250 * 2 ** attempt, MAX_RETRY_WAIT_MS));
+    }
+  }
+}
+
+function isSafeToRetry(error: GatewayError): boolean {
+  if (!error.options.mayHaveReachedGateway) return true;
+  // The gateway refused before starting anything and told us when to come back.
+  const asked = error.options.retryAfterMs !== undefined && error.options.retryAfterMs <= MAX_RETRY_WAIT_MS;
+  return asked && (error.options.status === 429 || error.options.status === 503);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** What the user is told; the precise cause goes to the log. */
+export function describeSubmitFailure(error: GatewayError): AppError {
+  const fail = (code: ErrorCode, message: string, headers?: Record<string, string>) =>
+    new AppError(code, message, undefined, headers);
+  switch (error.kind) {
+    case "unauthorized":
+      console.error(`[framehook] the gateway rejected GATEWAY_API_KEY (HTTP ${error.options.status}); check the key's value and account.`);
+      return fail("gateway_unavailable", "The video service is misconfigured. Nothing was charged; the operator has been notified.");
+    case "insufficient_credits":
+      return fail("insufficient_credits", "Not enough credits for this generation. Top up the gateway balance, then try again. Nothing was charged.");
+    case "invalid_input":
+      return fail("invalid_input", `The gateway rejected the input: ${error.message}. Nothing was charged.`);
+    case "rate_limited": {
+      const seconds = Math.ceil((error.options.retryAfterMs ?? 5000) / 1000);
+      return fail("rate_limited", `The gateway is throttling requests. Try again in ${seconds} s. Nothing was charged.`, {
+        "Retry-After": String(seconds),
+      });
+    }
+    case "timeout":
+      console.warn("[framehook] gateway submit timed out after sending; not retried, to avoid a duplicate task");
+      return fail("gateway_unavailable", "The gateway did not answer in time. It was not asked twice, to avoid a duplicate task; try again in a moment.");
+    default:
+      console.warn(`[framehook] gateway submit failed: ${error.kind}: ${error.message}`);
+      return fail("gateway_unavailable", "The video gateway is unavailable right now. Nothing was charged; try again in a moment.");
+  }
+}

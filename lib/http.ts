@@ -1,0 +1,48 @@
+// The preamble every JSON route shares: errors become `{error}` responses with
+// the right status, and bodies are read with a size limit before parsing.
+import { AppError, errorResponse } from "@/lib/errors";
+
+type Handler<C> = (request: Request, context: C) => Promise<Response>;
+
+export function route<C>(handler: Handler<C>): Handler<C> {
+  return async (request, context) => {
+    try {
+      return await handler(request, context);
+    } catch (error) {
+      return errorResponse(error);
+    }
+  };
+}
+
+/** Reads the raw body once, refusing bodies over `maxBytes` (413). */
+export async function readBody(request: Request, maxBytes: number): Promise<string> {
+  const declared = Number(request.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
+  const buffer = await request.arrayBuffer();
+  if (buffer.byteLength > maxBytes) throw tooLarge(maxBytes);
+  return new TextDecoder("utf-8", { fatal: false }).decode(buffer);
+}
+
+export async function readJson(request: Request, maxBytes = 64 * 1024): Promise<unknown> {
+  const type = request.headers.get("content-type") ?? "";
+  if (!type.toLowerCase().startsWith("application/json")) {
+    throw new AppError("unsupported_media_type", "Send a JSON body with Content-Type: application/json.");
+  }
+  const text = await readBody(request, maxBytes);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new AppError("bad_request", "The body is not valid JSON.");
+  }
+}
+
+const tooLarge = (maxBytes: number) => new AppError("payload_too_large", `The body is larger than ${maxBytes} bytes.`);
+
+/** For routes that must name their methods in `Allow` (Next's own 405 does not). */
+export function methodNotAllowed(allow: string) {
+  return async () =>
+    Response.json(
+      { error: { code: "method_not_allowed", message: `Use ${allow}.` } },
+      { status: 405, headers: { Allow: allow } },
+    );
+}

@@ -1,0 +1,107 @@
+// The model catalog: every model the kit offers, its kind, price and input
+// fields. Plain data, so the browser can render the form from it without zod.
+// To offer another of the gateway's models, add one entry here.
+
+export type ModelKind = "text-to-video" | "first-last-frame" | "reference-to-video";
+
+export type FieldSpec =
+  | { name: string; label: string; type: "text"; required: boolean; maxLength: number; multiline?: boolean; placeholder?: string }
+  | { name: string; label: string; type: "integer"; required: boolean; min: number; max: number; default?: number; unit?: string }
+  | { name: string; label: string; type: "select"; required: boolean; options: readonly string[]; default?: string }
+  | { name: string; label: string; type: "url"; required: boolean; placeholder?: string }
+  | { name: string; label: string; type: "url-list"; required: boolean; maxItems: number; placeholder?: string };
+
+export type ModelSpec = {
+  id: string;
+  label: string;
+  kind: ModelKind;
+  /** USD per output second; null where the gateway says "pay-per-use". */
+  usdPerSecond: number | null;
+  fields: readonly FieldSpec[];
+  /** Extra input fields not listed above are refused unless this is true. */
+  passthrough?: boolean;
+};
+
+export const PROMPT_MAX_LENGTH = 2000;
+export const DEFAULT_DURATION_SECONDS = 5;
+
+const prompt: FieldSpec = {
+  name: "prompt",
+  label: "Prompt",
+  type: "text",
+  required: true,
+  maxLength: PROMPT_MAX_LENGTH,
+  multiline: true,
+  placeholder: "A paper boat drifting down a rain-soaked street at dusk",
+};
+const duration: FieldSpec = {
+  name: "duration",
+  label: "Duration",
+  type: "integer",
+  required: false,
+  min: 2,
+  max: 10,
+  default: DEFAULT_DURATION_SECONDS,
+  unit: "s",
+};
+const textToVideoFields: readonly FieldSpec[] = [
+  prompt,
+  duration,
+  { name: "aspect_ratio", label: "Aspect ratio", type: "select", required: false, options: ["16:9", "9:16", "1:1"], default: "16:9" },
+  { name: "negative_prompt", label: "Negative prompt", type: "text", required: false, maxLength: 500 },
+  { name: "seed", label: "Seed", type: "integer", required: false, min: 0, max: 2_147_483_647 },
+];
+const referenceFields: readonly FieldSpec[] = [
+  prompt,
+  { name: "reference_video_urls", label: "Reference video URLs", type: "url-list", required: true, maxItems: 3, placeholder: "https://example.com/reference.mp4" },
+  duration,
+];
+
+export const MODELS = [
+  { id: "alpha-2.5-text-to-video-480p", label: "Alpha 2.5 · 480p", kind: "text-to-video", usdPerSecond: 0.1408, fields: textToVideoFields },
+  { id: "alpha-2.5-text-to-video", label: "Alpha 2.5", kind: "text-to-video", usdPerSecond: 0.1408, fields: textToVideoFields },
+  {
+    id: "alpha-2.5-first-last-frame-480p",
+    label: "Alpha 2.5 first & last frame · 480p",
+    kind: "first-last-frame",
+    usdPerSecond: 0.1408,
+    fields: [
+      prompt,
+      { name: "first_frame_url", label: "First frame image URL", type: "url", required: true, placeholder: "https://example.com/first.png" },
+      { name: "last_frame_url", label: "Last frame image URL", type: "url", required: true, placeholder: "https://example.com/last.png" },
+      duration,
+    ],
+  },
+  { id: "beta-1-1/reference-to-video", label: "Beta 1.1 reference", kind: "reference-to-video", usdPerSecond: null, fields: referenceFields },
+  { id: "gamma/reference-to-video", label: "Gamma reference", kind: "reference-to-video", usdPerSecond: null, fields: referenceFields },
+  { id: "delta-h3/reference-to-video", label: "Delta H3 reference", kind: "reference-to-video", usdPerSecond: 0.1181, fields: referenceFields },
+] as const satisfies readonly ModelSpec[];
+
+export type ModelId = (typeof MODELS)[number]["id"];
+export const MODEL_IDS = MODELS.map((m) => m.id) as [ModelId, ...ModelId[]];
+export const DEFAULT_MODEL_ID: ModelId = "alpha-2.5-text-to-video-480p";
+
+export const KIND_LABELS: Record<ModelKind, string> = {
+  "text-to-video": "Text to video",
+  "first-last-frame": "First & last frame",
+  "reference-to-video": "Reference to video",
+};
+
+export function findModel(id: string): ModelSpec | undefined {
+  return MODELS.find((m) => m.id === id);
+}
+
+export function priceLabel(model: ModelSpec): string {
+  return model.usdPerSecond === null ? "pay-per-use" : `$${model.usdPerSecond.toFixed(4)}/s`;
+}
+
+/** Estimated USD cost of one output, or null when the gateway does not publish a rate. */
+export function estimateCostUsd(model: ModelSpec, durationSeconds: number | undefined): number | null {
+  if (model.usdPerSecond === null) return null;
+  return model.usdPerSecond * (durationSeconds ?? DEFAULT_DURATION_SECONDS);
+}
+
+export function formatCostEstimate(model: ModelSpec, durationSeconds: number | undefined): string {
+  const usd = estimateCostUsd(model, durationSeconds);
+  return usd === null ? "pay-per-use" : `≈ $${usd.toFixed(2)}`;
+}

@@ -1,0 +1,69 @@
+import fs from "node:fs";
+import { defineConfig, devices } from "@playwright/test";
+
+// The app and its simulator, on ports of their own so a developer's
+// `npm run dev` can keep running beside the tests.
+export const APP_PORT = 3100;
+export const SIMULATOR_URL = "http://127.0.0.1:4110";
+const baseURL = `http://127.0.0.1:${APP_PORT}`;
+
+// Playwright never downloads a browser here: it drives the system Chromium.
+const SYSTEM_CHROMIUM = "/usr/bin/chromium";
+
+export default defineConfig({
+  testDir: "tests/e2e",
+  fullyParallel: true,
+  forbidOnly: !!process.env.CI,
+  retries: process.env.CI ? 1 : 0,
+  workers: 2,
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  reporter: process.env.CI ? [["list"], ["html", { open: "never" }]] : [["list"]],
+  outputDir: "test-results",
+  use: {
+    baseURL,
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+    // Video recording needs a Playwright-downloaded ffmpeg, which this kit
+    // never downloads; traces on failure carry a screencast instead.
+    video: "off",
+  },
+  projects: [
+    {
+      name: "chromium",
+      use: {
+        ...devices["Desktop Chrome"],
+        launchOptions: {
+          executablePath: fs.existsSync(SYSTEM_CHROMIUM) ? SYSTEM_CHROMIUM : undefined,
+          args: [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--disable-quic",
+          ],
+        },
+      },
+    },
+  ],
+  webServer: {
+    command: "npm run build && node --import tsx tests/e2e/start-server.ts",
+    url: `${baseURL}/api/health`,
+    reuseExistingServer: !process.env.CI,
+    timeout: 240_000,
+    stdout: "pipe",
+    env: {
+      PORT: String(APP_PORT),
+      DATABASE_URL: "file:./data/e2e.db",
+      GATEWAY_BASE_URL: SIMULATOR_URL,
+      PUBLIC_BASE_URL: baseURL,
+      POLL_STALE_MS: "2000",
+      SIMULATOR_PENDING_MS: "2000",
+      SIMULATOR_PENDING_JITTER_MS: "500",
+      SIMULATOR_START_CREDITS: "1000",
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
+  },
+});

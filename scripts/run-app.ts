@@ -1,0 +1,39 @@
+// What `npm run dev` and `npm start` share: migrate the database, then run the
+// app beside the gateway simulator (unless GATEWAY_BASE_URL points elsewhere),
+// and stop both together.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import "../lib/load-env-files";
+import { env } from "../lib/env";
+import { ensureDatabaseDirectory } from "../lib/database-file";
+
+export function runApp(nextArgs: string[]): void {
+  ensureDatabaseDirectory(env.DATABASE_URL);
+  const migrate = spawnSync(bin("prisma"), ["migrate", "deploy"], { stdio: "inherit" });
+  if (migrate.status !== 0) {
+    console.error(`[framehook] database migration failed${migrate.error ? `: ${migrate.error.message}` : ""}`);
+    process.exit(migrate.status ?? 1);
+  }
+
+  const children: ChildProcess[] = [];
+  if (env.gatewayIsLocal) {
+    const port = new URL(env.GATEWAY_BASE_URL).port || "80";
+    children.push(spawn(process.execPath, ["--import", "tsx", "simulator/main.ts"], { stdio: "inherit", env: { ...process.env, SIMULATOR_PORT: port } }));
+  } else {
+    console.log(`[framehook] using the gateway at ${new URL(env.GATEWAY_BASE_URL).origin}; the simulator is not started`);
+  }
+  children.push(spawn(bin("next"), nextArgs, { stdio: "inherit", env: { NEXT_TELEMETRY_DISABLED: "1", ...process.env } }));
+
+  let stopping = false;
+  const stop = (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    for (const child of children) child.kill("SIGTERM");
+    setTimeout(() => process.exit(code), 500).unref();
+  };
+  for (const child of children) child.on("exit", (code) => stop(code ?? 1));
+  process.on("SIGINT", () => stop(0));
+  process.on("SIGTERM", () => stop(0));
+}
+
+const bin = (name: string) => path.join(process.cwd(), "node_modules", ".bin", name);

@@ -1,0 +1,3 @@
+import { runApp } from "./run-app";
+
+runApp(["start", ...process.argv.slice(2)]);

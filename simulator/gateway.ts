@@ -1,0 +1,156 @@
+// The simulated account: tasks, their lifecycle and the credits ledger.
+// Credits are held at submit, charged on SUCCESS and released on FAILURE, so
+// the balance never goes negative however many tasks run at once.
+import { randomBytes } from "node:crypto";
+import type { SimulatorConfig } from "./config";
+import { costOf, DEFAULT_DURATION_SECONDS, SIMULATED_MODELS } from "./pricing";
+import type { Scenario } from "./scenarios";
+
+export type TaskState = "PENDING" | "SUCCESS" | "FAILURE";
+
+export type Task = {
+  taskId: string;
+  model: string;
+  input: Record<string, unknown>;
+  webhookUrl: string | null;
+  state: TaskState;
+  cost: number;
+  creditsConsumed: number;
+  resultUrls: string[];
+  failCode: string | null;
+  failMsg: string | null;
+  createdAt: number;
+  completeAt: number;
+  completedAt: number | null;
+  scenario: Scenario | undefined;
+};
+
+export type SubmitRefusal = { status: number; code: string; message: string; retryAfterSeconds?: number };
+
+const SAMPLES = ["sample-1.mp4", "sample-2.mp4", "sample-3.mp4"];
+
+export class SimulatedGateway {
+  readonly tasks = new Map<string, Task>();
+  balance: number;
+  held = 0;
+  private timers = new Set<NodeJS.Timeout>();
+
+  constructor(
+    private config: SimulatorConfig,
+    private publicUrl: () => string,
+    private onTerminal: (task: Task) => void,
+  ) {
+    this.balance = config.SIMULATOR_START_CREDITS;
+  }
+
+  get available(): number {
+    return round(this.balance - this.held);
+  }
+
+  submit(request: {
+    model: string;
+    input: Record<string, unknown>;
+    webhookUrl: string | null;
+    scenario: Scenario | undefined;
+  }): Task | SubmitRefusal {
+    const model = SIMULATED_MODELS[request.model]!;
+    const duration = typeof request.input.duration === "number" ? request.input.duration : DEFAULT_DURATION_SECONDS;
+    const cost = costOf(model, duration);
+    if (cost > this.available) {
+      return { status: 402, code: "insufficient_credits", message: `Insufficient credits: this task needs ${cost}, the account has ${this.available}.` };
+    }
+    const now = Date.now();
+    const jitter = Math.random() * this.config.SIMULATOR_PENDING_JITTER_MS;
+    const pendingMs = request.scenario?.pendingMs ?? this.config.SIMULATOR_PENDING_MS + jitter;
+    const task: Task = {
+      taskId: `task_${randomBytes(12).toString("hex")}`,
+      model: request.model,
+      input: request.input,
+      webhookUrl: request.webhookUrl,
+      state: "PENDING",
+      cost,
+      creditsConsumed: 0,
+      resultUrls: [],
+      failCode: null,
+      failMsg: null,
+      createdAt: now,
+      completeAt: now + pendingMs,
+      completedAt: null,
+      scenario: request.scenario,
+    };
+    this.held = round(this.held + cost);
+    this.tasks.set(task.taskId, task);
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.settle(task);
+    }, pendingMs);
+    this.timers.add(timer);
+    return task;
+  }
+
+  /** Moves a due task to its terminal state, once. */
+  settle(task: Task): void {
+    if (task.state !== "PENDING") return;
+    const outcome = task.scenario?.outcome ?? (Math.random() < this.config.SIMULATOR_FAILURE_RATE ? "failure" : "success");
+    this.held = round(this.held - task.cost);
+    task.completedAt = Date.now();
+    if (outcome === "success") {
+      task.state = "SUCCESS";
+      task.creditsConsumed = task.cost;
+      this.balance = round(this.balance - task.cost);
+      const sample = SAMPLES[parseInt(task.taskId.slice(-2), 16) % SAMPLES.length];
+      task.resultUrls = [`${this.publicUrl()}/media/${task.taskId}/${sample}`];
+    } else {
+      task.state = "FAILURE";
+      task.failCode = task.scenario?.failCode ?? "generation_failed";
+      task.failMsg = task.scenario?.failMsg ?? "The model could not generate this video.";
+    }
+    this.onTerminal(task);
+  }
+
+  /** Settles a task whose time has come even if its timer has not fired yet. */
+  get(taskId: string): Task | undefined {
+    const task = this.tasks.get(taskId);
+    if (task && task.state === "PENDING" && Date.now() >= task.completeAt) this.settle(task);
+    return task;
+  }
+
+  resultExpired(task: Task): boolean {
+    return task.completedAt !== null && Date.now() - task.completedAt > this.config.SIMULATOR_RESULT_TTL_MS;
+  }
+
+  reset(credits = this.config.SIMULATOR_START_CREDITS): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    this.tasks.clear();
+    this.balance = credits;
+    this.held = 0;
+  }
+
+  stop(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+  }
+}
+
+/** The task as GET /api/generate/{taskId} shows it. */
+export function taskView(task: Task): Record<string, unknown> {
+  const progress =
+    task.state === "PENDING"
+      ? Math.min(99, Math.floor(((Date.now() - task.createdAt) / Math.max(1, task.completeAt - task.createdAt)) * 100))
+      : 100;
+  return {
+    taskId: task.taskId,
+    model: task.model,
+    state: task.state,
+    resultUrls: task.state === "SUCCESS" ? task.resultUrls : [],
+    creditsConsumed: task.creditsConsumed,
+    failCode: task.failCode,
+    failMsg: task.failMsg,
+    progress,
+    param: { prompt: task.input.prompt },
+    createTime: new Date(task.createdAt).toISOString(),
+    completeTime: task.completedAt === null ? null : new Date(task.completedAt).toISOString(),
+  };
+}
+
+const round = (n: number) => Math.round(n * 10_000) / 10_000;

@@ -1,0 +1,69 @@
+// Scenario control: how the simulator treats the tasks whose prompt contains a
+// marker the test chose, so tests running side by side do not disturb each
+// other. A scenario without a marker applies to every task.
+import { z } from "zod";
+
+export const callbackShapes = ["flat", "envelope", "resultJson"] as const;
+
+export const scenarioSchema = z.object({
+  /** Applies to tasks whose prompt contains this text; omitted: all tasks. */
+  match: z.string().min(1).max(200).optional(),
+  /** How many submissions it applies to before it is used up; omitted: until reset. */
+  times: z.number().int().min(1).optional(),
+  outcome: z.enum(["success", "failure"]).optional(),
+  failCode: z.string().max(100).optional(),
+  failMsg: z.string().max(500).optional(),
+  pendingMs: z.number().min(0).max(3_600_000).optional(),
+  /** Refuse the submit itself with this status (402, 429, 500, 503…). */
+  submitStatus: z.number().int().min(400).max(599).optional(),
+  retryAfterSeconds: z.number().int().min(0).max(3600).optional(),
+  /** Answer the task's status calls with this status instead. */
+  statusStatus: z.number().int().min(400).max(599).optional(),
+  /** Added latency before answering any call about the task, in ms. */
+  latencyMs: z.number().min(0).max(120_000).optional(),
+  callback: z
+    .object({
+      mode: z.enum(["deliver", "drop"]).default("deliver"),
+      delayMs: z.number().min(0).max(3_600_000).default(0),
+      duplicates: z.number().int().min(0).max(50).optional(),
+      shape: z.enum(callbackShapes).optional(),
+      /** Also send a stale PENDING event after the terminal one. */
+      outOfOrder: z.boolean().default(false),
+      retries: z.number().int().min(0).max(20).optional(),
+      backoffMs: z.number().min(0).max(600_000).optional(),
+    })
+    .optional(),
+});
+
+export type ScenarioInput = z.infer<typeof scenarioSchema>;
+export type Scenario = ScenarioInput & { id: number; used: number };
+
+export class ScenarioBook {
+  private scenarios: Scenario[] = [];
+  private nextId = 1;
+
+  add(input: ScenarioInput): Scenario {
+    const scenario = { ...input, id: this.nextId++, used: 0 };
+    this.scenarios.unshift(scenario);
+    return scenario;
+  }
+
+  /** The newest scenario matching the prompt; counts one use of it. */
+  take(prompt: string): Scenario | undefined {
+    const scenario = this.scenarios.find((s) => !s.match || prompt.includes(s.match));
+    if (!scenario) return undefined;
+    scenario.used++;
+    if (scenario.times !== undefined && scenario.used >= scenario.times) {
+      this.scenarios = this.scenarios.filter((s) => s !== scenario);
+    }
+    return scenario;
+  }
+
+  list(): Scenario[] {
+    return [...this.scenarios];
+  }
+
+  clear(match?: string): void {
+    this.scenarios = match ? this.scenarios.filter((s) => s.match !== match) : [];
+  }
+}

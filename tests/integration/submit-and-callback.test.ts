@@ -1,0 +1,62 @@
+// The walking skeleton through real parts: submit → simulator → callback over
+// HTTP → the single writer → the row a user's gallery reads.
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { startApp, waitFor } from "../support/app";
+import { uniqueMarker } from "../support/simulator-control";
+
+const app = await startApp();
+const { prisma } = await import("@/lib/db");
+const { createGeneration } = await import("@/lib/generations/create");
+
+afterAll(() => app.close());
+beforeAll(() => app.simulator.reset(100));
+
+const terminal = (id: string) =>
+  waitFor(async () => {
+    const row = await prisma.generation.findUniqueOrThrow({ where: { id } });
+    return row.state === "PENDING" ? null : row;
+  });
+
+describe("submit → callback → stored outcome", () => {
+  test("a text-to-video task succeeds by callback and is charged what it cost", async () => {
+    const prompt = `a lighthouse at dawn ${uniqueMarker("ok")}`;
+    const { generation, error } = await createGeneration({
+      body: { model: "alpha-2.5-text-to-video-480p", input: { prompt, duration: 5 } },
+    });
+    expect(error).toBeUndefined();
+    expect(generation.state).toBe("PENDING");
+    expect(generation.taskId).toMatch(/^task_/);
+
+    const row = await terminal(generation.id);
+    expect(row.state).toBe("SUCCESS");
+    expect(row.creditsConsumed).toBeCloseTo(0.704, 4);
+    expect(JSON.parse(row.resultUrls)).toEqual([expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/media\/task_/)]);
+    const deliveries = await prisma.delivery.findMany({ where: { generationId: generation.id } });
+    expect(deliveries.map((d) => [d.source, d.outcome])).toContainEqual(["CALLBACK", "APPLIED"]);
+  });
+
+  test("a failed task is stored as FAILURE with its reason and 0 credits", async () => {
+    const marker = uniqueMarker("fail");
+    await app.simulator.scenario({ match: marker, outcome: "failure", failCode: "content_policy", failMsg: "Prompt refused" });
+    const { generation } = await createGeneration({ body: { model: "alpha-2.5-text-to-video-480p", input: { prompt: `x ${marker}` } } });
+    const row = await terminal(generation.id);
+    expect(row).toMatchObject({ state: "FAILURE", creditsConsumed: 0, errorCode: "content_policy", errorMessage: "Prompt refused" });
+  });
+
+  test("five copies of the same callback make one transition and one charge", async () => {
+    const marker = uniqueMarker("dup");
+    await app.simulator.scenario({ match: marker, callback: { duplicates: 4 } });
+    const before = await app.simulator.credits();
+    const { generation } = await createGeneration({ body: { model: "alpha-2.5-text-to-video-480p", input: { prompt: `y ${marker}`, duration: 2 } } });
+    await terminal(generation.id);
+    const deliveries = await waitFor(async () => {
+      const rows = await prisma.delivery.findMany({ where: { generationId: generation.id, source: "CALLBACK" } });
+      return rows.length === 5 ? rows : null;
+    });
+    expect(deliveries.filter((d) => d.outcome === "APPLIED")).toHaveLength(1);
+    expect(deliveries.filter((d) => d.outcome === "DUPLICATE")).toHaveLength(4);
+    const row = await prisma.generation.findUniqueOrThrow({ where: { id: generation.id } });
+    expect(row.creditsConsumed).toBeCloseTo(0.2816, 4);
+    expect(before - (await app.simulator.credits())).toBeCloseTo(0.2816, 4);
+  });
+});
