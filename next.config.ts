@@ -2,6 +2,8 @@ import type { NextConfig } from "next";
 
 const nextConfig: NextConfig = {
   poweredByHeader: false,
+  // Lets parallel builds (tests, benchmarks) keep out of each other's way.
+  distDir: process.env.NEXT_DIST_DIR || ".next",
   // The libSQL client ships native bindings: load it from node_modules at run time.
   serverExternalPackages: ["@libsql/client", "libsql", "@prisma/adapter-libsql"],
 };

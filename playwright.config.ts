@@ -3,8 +3,9 @@ import { defineConfig, devices } from "@playwright/test";
 
 // The app and its simulator, on ports of their own so a developer's
 // `npm run dev` can keep running beside the tests.
-export const APP_PORT = 3100;
-export const SIMULATOR_URL = "http://127.0.0.1:4110";
+// E2E_APP_PORT / E2E_SIMULATOR_PORT move them, e.g. to run two suites at once.
+export const APP_PORT = Number(process.env.E2E_APP_PORT ?? 3100);
+export const SIMULATOR_URL = `http://127.0.0.1:${process.env.E2E_SIMULATOR_PORT ?? 4110}`;
 const baseURL = `http://127.0.0.1:${APP_PORT}`;
 
 // Playwright never downloads a browser here: it drives the system Chromium.
@@ -56,7 +57,7 @@ export default defineConfig({
     stdout: "pipe",
     env: {
       PORT: String(APP_PORT),
-      DATABASE_URL: "file:./data/e2e.db",
+      DATABASE_URL: `file:./data/e2e-${APP_PORT}.db`,
       GATEWAY_BASE_URL: SIMULATOR_URL,
       PUBLIC_BASE_URL: baseURL,
       POLL_STALE_MS: "2000",
