@@ -1,3 +1,4 @@
+import { SIMULATOR_URL } from "../../playwright.config";
 import { expect, test } from "./fixtures";
 
 test("a prompt becomes a playable video by callback, with the credits it cost", async ({ gallery, simulator }) => {
@@ -12,7 +13,7 @@ test("a prompt becomes a playable video by callback, with the credits it cost", 
   await expect(card.getByTestId("credits-consumed")).toHaveText("0.704 credits");
 
   const video = card.locator("video");
-  await expect(video).toHaveAttribute("src", /^http:\/\/127\.0\.0\.1:4110\/media\/task_/);
+  await expect(video).toHaveAttribute("src", new RegExp(`^${SIMULATOR_URL}/media/task_`));
   // The browser can actually load and play the result.
   await expect.poll(() => video.evaluate((v: HTMLVideoElement) => v.readyState)).toBeGreaterThanOrEqual(1);
   expect(await video.evaluate((v: HTMLVideoElement) => v.duration)).toBeGreaterThan(1);
