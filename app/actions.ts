@@ -1,8 +1,10 @@
 "use server";
 
+import { headers } from "next/headers";
 import { AppError } from "@/lib/errors";
 import { createGeneration } from "@/lib/generations/create";
 import type { Generation } from "@/lib/generations/generation";
+import { visitorKey } from "@/lib/rate-limit";
 
 export type SubmitState = {
   status: "idle" | "success" | "error";
@@ -23,6 +25,7 @@ export async function submitGeneration(_previous: SubmitState, formData: FormDat
     const { generation, error } = await createGeneration({
       body: { model: formData.get("model"), input },
       idempotencyKey: typeof key === "string" && key ? key : undefined,
+      visitor: visitorKey(await headers()),
     });
     if (error) return { status: "error", message: error.message, generation };
     return { status: "success", message: "Submitted. Your video will appear in the gallery.", generation };

@@ -27,6 +27,11 @@ const schema = z
     CRON_SECRET: optional(z.string().min(1)),
     // How long a PENDING task may go unheard before a reader asks the gateway.
     POLL_STALE_MS: optional(z.coerce.number().int().min(1000).max(600_000)).default(4000),
+    // Submissions per visitor per window; 0 turns the limit off.
+    SUBMIT_RATE_LIMIT: optional(z.coerce.number().int().min(0)).default(20),
+    SUBMIT_RATE_WINDOW_SECONDS: optional(z.coerce.number().int().min(1).max(86_400)).default(60),
+    // When set, the whole app (but callbacks, health and cron) asks for this password.
+    APP_PASSWORD: optional(z.string().min(8, "must be at least 8 characters")),
     // A task PENDING longer than this is flagged as overdue (never silently failed).
     PENDING_OVERDUE_MS: optional(z.coerce.number().int().min(10_000)).default(30 * 60_000),
   })

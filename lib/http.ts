@@ -1,5 +1,6 @@
 // The preamble every JSON route shares: errors become `{error}` responses with
 // the right status, and bodies are read with a size limit before parsing.
+import { createHash } from "node:crypto";
 import { AppError, errorResponse } from "@/lib/errors";
 
 type Handler<C> = (request: Request, context: C) => Promise<Response>;
@@ -45,4 +46,18 @@ export function methodNotAllowed(allow: string) {
       { error: { code: "method_not_allowed", message: `Use ${allow}.` } },
       { status: 405, headers: { Allow: allow } },
     );
+}
+
+/**
+ * JSON with an ETag: a poll that finds nothing changed gets a bodiless 304.
+ * `no-cache` makes the browser revalidate every time, so SWR's polls cost a
+ * few hundred bytes while nothing moves.
+ */
+export function jsonWithEtag(request: Request, body: unknown): Response {
+  const text = JSON.stringify(body);
+  const etag = `W/"${createHash("sha1").update(text).digest("base64url")}"`;
+  const headers = { ETag: etag, "Cache-Control": "private, no-cache" };
+  const known = request.headers.get("if-none-match");
+  if (known && known.split(/\s*,\s*/).includes(etag)) return new Response(null, { status: 304, headers });
+  return new Response(text, { headers: { ...headers, "Content-Type": "application/json" } });
 }

@@ -1,15 +1,39 @@
 // The one entry point for new generations, shared by the server action and
-// POST /api/generations: validate, then submit.
+// POST /api/generations: validate, rate-limit, then submit.
 import "server-only";
+import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { parseGenerationRequest } from "@/lib/models/input-schema";
+import { hitRateLimit } from "@/lib/rate-limit";
 import { submitGeneration, type SubmitResult } from "./submit";
 
-export async function createGeneration({ body, idempotencyKey }: { body: unknown; idempotencyKey?: string }): Promise<SubmitResult> {
+export async function createGeneration({
+  body,
+  idempotencyKey,
+  visitor,
+}: {
+  body: unknown;
+  idempotencyKey?: string;
+  /** Who is submitting, for the per-visitor rate limit (see visitorKey). */
+  visitor: string;
+}): Promise<SubmitResult> {
   const parsed = parseGenerationRequest(body);
   if (!parsed.ok) throw new AppError("invalid_input", "Check the highlighted fields.", parsed.fieldErrors);
   if (idempotencyKey !== undefined && !/^[\w-]{8,100}$/.test(idempotencyKey)) {
     throw new AppError("bad_request", "Idempotency-Key must be 8–100 letters, digits, '-' or '_'.");
+  }
+  const limit = await hitRateLimit({
+    key: `submit:${visitor}`,
+    limit: env.SUBMIT_RATE_LIMIT,
+    windowSeconds: env.SUBMIT_RATE_WINDOW_SECONDS,
+  });
+  if (!limit.allowed) {
+    throw new AppError(
+      "rate_limited",
+      `Too many submissions. Try again in ${limit.retryAfterSeconds} s.`,
+      undefined,
+      { "Retry-After": String(limit.retryAfterSeconds) },
+    );
   }
   return submitGeneration({ model: parsed.model, input: parsed.input, idempotencyKey });
 }

@@ -13,12 +13,27 @@ import { verifyCallbackToken } from "./callback-token";
 
 export const CALLBACK_MAX_BYTES = 64 * 1024;
 
-export async function receiveCallback({ token, body }: { token: string | null; body: string }): Promise<{ outcome: DeliveryOutcome }> {
+/** Gateways send JSON, sometimes labelled text/plain or not at all; anything else is refused. */
+const ACCEPTED_TYPES = /^(application\/(?:[\w.+-]*\+)?json|text\/plain)\b/i;
+
+export async function receiveCallback({
+  token,
+  body,
+  contentType,
+}: {
+  token: string | null;
+  body: string;
+  contentType: string | null;
+}): Promise<{ outcome: DeliveryOutcome }> {
   const generationId = verifyCallbackToken(token, env.WEBHOOK_SECRET);
   if (!generationId) {
     // Unauthenticated: nothing is written, not even a delivery row.
     console.warn("[framehook] callback rejected: missing or invalid token");
     throw new AppError("unauthorized", "Invalid callback token.");
+  }
+
+  if (contentType && !ACCEPTED_TYPES.test(contentType)) {
+    throw new AppError("unsupported_media_type", "Callbacks must be JSON.");
   }
 
   const generation = await prisma.generation.findUnique({

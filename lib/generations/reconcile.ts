@@ -6,15 +6,27 @@ import { refreshStaleGenerations } from "./refresh";
 
 const DELIVERY_RETENTION_DAYS = 30;
 const MAX_BATCHES = 20;
+/** Far longer than a submit can take (timeouts and bounded retries): the process died mid-submit. */
+const SUBMITTING_ABANDONED_MS = 5 * 60_000;
 
-export async function reconcile(): Promise<{ polled: number; prunedDeliveries: number }> {
+export async function reconcile(): Promise<{ polled: number; abandoned: number; prunedDeliveries: number }> {
   let polled = 0;
   for (let batch = 0; batch < MAX_BATCHES; batch++) {
     const count = await refreshStaleGenerations();
     polled += count;
     if (count === 0) break;
   }
+  const { count: abandoned } = await prisma.generation.updateMany({
+    where: { state: "SUBMITTING", createdAt: { lt: new Date(Date.now() - SUBMITTING_ABANDONED_MS) } },
+    data: {
+      state: "SUBMIT_FAILED",
+      creditsConsumed: 0,
+      errorCode: "submit_interrupted",
+      errorMessage: "The app stopped before the gateway answered this submission. Please submit it again.",
+      completedAt: new Date(),
+    },
+  });
   const cutoff = new Date(Date.now() - DELIVERY_RETENTION_DAYS * 86_400_000);
   const { count: prunedDeliveries } = await prisma.delivery.deleteMany({ where: { createdAt: { lt: cutoff } } });
-  return { polled, prunedDeliveries };
+  return { polled, abandoned, prunedDeliveries };
 }

@@ -6,7 +6,11 @@ import { uniqueMarker } from "../support/simulator-control";
 
 const app = await startApp();
 const { prisma } = await import("@/lib/db");
-const { createGeneration } = await import("@/lib/generations/create");
+
+async function submit(body: unknown) {
+  const response = await app.fetch("/api/generations", { method: "POST", json: body });
+  return { status: response.status, body: (await response.json()) as { id: string; state: string; taskId: string | null } };
+}
 
 afterAll(() => app.close());
 beforeAll(() => app.simulator.reset(100));
@@ -20,10 +24,8 @@ const terminal = (id: string) =>
 describe("submit → callback → stored outcome", () => {
   test("a text-to-video task succeeds by callback and is charged what it cost", async () => {
     const prompt = `a lighthouse at dawn ${uniqueMarker("ok")}`;
-    const { generation, error } = await createGeneration({
-      body: { model: "alpha-2.5-text-to-video-480p", input: { prompt, duration: 5 } },
-    });
-    expect(error).toBeUndefined();
+    const { status, body: generation } = await submit({ model: "alpha-2.5-text-to-video-480p", input: { prompt, duration: 5 } });
+    expect(status).toBe(201);
     expect(generation.state).toBe("PENDING");
     expect(generation.taskId).toMatch(/^task_/);
 
@@ -38,7 +40,7 @@ describe("submit → callback → stored outcome", () => {
   test("a failed task is stored as FAILURE with its reason and 0 credits", async () => {
     const marker = uniqueMarker("fail");
     await app.simulator.scenario({ match: marker, outcome: "failure", failCode: "content_policy", failMsg: "Prompt refused" });
-    const { generation } = await createGeneration({ body: { model: "alpha-2.5-text-to-video-480p", input: { prompt: `x ${marker}` } } });
+    const { body: generation } = await submit({ model: "alpha-2.5-text-to-video-480p", input: { prompt: `x ${marker}` } });
     const row = await terminal(generation.id);
     expect(row).toMatchObject({ state: "FAILURE", creditsConsumed: 0, errorCode: "content_policy", errorMessage: "Prompt refused" });
   });
@@ -47,7 +49,7 @@ describe("submit → callback → stored outcome", () => {
     const marker = uniqueMarker("dup");
     await app.simulator.scenario({ match: marker, callback: { duplicates: 4 } });
     const before = await app.simulator.credits();
-    const { generation } = await createGeneration({ body: { model: "alpha-2.5-text-to-video-480p", input: { prompt: `y ${marker}`, duration: 2 } } });
+    const { body: generation } = await submit({ model: "alpha-2.5-text-to-video-480p", input: { prompt: `y ${marker}`, duration: 2 } });
     await terminal(generation.id);
     const deliveries = await waitFor(async () => {
       const rows = await prisma.delivery.findMany({ where: { generationId: generation.id, source: "CALLBACK" } });

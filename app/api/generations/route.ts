@@ -4,7 +4,8 @@ import { MODEL_IDS } from "@/lib/models/catalog";
 import { GENERATION_STATES } from "@/lib/generations/generation";
 import { listGenerationsFresh } from "@/lib/generations/list-fresh";
 import { createGeneration } from "@/lib/generations/create";
-import { readJson, route } from "@/lib/http";
+import { jsonWithEtag, readJson, route } from "@/lib/http";
+import { visitorKey } from "@/lib/rate-limit";
 
 const listQuery = z.object({
   cursor: z.string().max(100).optional(),
@@ -18,13 +19,13 @@ export const GET = route(async (request) => {
   if (!query.success) {
     throw new AppError("bad_request", "Invalid query.", z.flattenError(query.error).fieldErrors as Record<string, string[]>);
   }
-  return Response.json(await listGenerationsFresh(query.data));
+  return jsonWithEtag(request, await listGenerationsFresh(query.data));
 });
 
 export const POST = route(async (request) => {
   const body = await readJson(request);
   const idempotencyKey = request.headers.get("idempotency-key") ?? undefined;
-  const { generation, error } = await createGeneration({ body, idempotencyKey });
+  const { generation, error } = await createGeneration({ body, idempotencyKey, visitor: visitorKey(request.headers) });
   if (error) {
     return Response.json(
       { error: { code: error.code, message: error.message }, generation: { id: generation.id, state: generation.state } },

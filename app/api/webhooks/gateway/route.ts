@@ -6,7 +6,7 @@ import { CALLBACK_MAX_BYTES, receiveCallback } from "@/lib/generations/receive-c
 export const POST = route(async (request) => {
   const body = await readBody(request, CALLBACK_MAX_BYTES);
   const token = new URL(request.url).searchParams.get("token");
-  const { outcome } = await receiveCallback({ token, body });
+  const { outcome } = await receiveCallback({ token, body, contentType: request.headers.get("content-type") });
   if (outcome === "APPLIED") invalidateCreditBalance();
   // Duplicates and late events are answered 2xx too: they were recorded, and a
   // non-2xx would only make the gateway send them again.

@@ -1,0 +1,202 @@
+// POST /api/webhooks/gateway against a real database and simulator: what a
+// gateway (or an attacker) can send, and what ends up stored.
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { startApp, waitFor } from "../support/app";
+import { submitPrompt } from "../support/generations";
+import { uniqueMarker } from "../support/simulator-control";
+
+const app = await startApp();
+const { prisma } = await import("@/lib/db");
+const { env } = await import("@/lib/env");
+const { callbackTokenFor } = await import("@/lib/generations/callback-token");
+
+afterAll(() => app.close());
+beforeAll(() => app.simulator.reset(100));
+
+/** A PENDING generation whose callbacks the simulator will not send: the test delivers them. */
+async function pendingGeneration(label: string) {
+  const marker = uniqueMarker(label);
+  await app.simulator.scenario({ match: marker, pendingMs: 600_000, callback: { mode: "drop" } });
+  const { body } = await submitPrompt(app, `quiet harbour ${marker}`);
+  const row = await prisma.generation.findUniqueOrThrow({ where: { id: body.id as string } });
+  expect(row.state).toBe("PENDING");
+  return { marker, id: row.id, taskId: row.taskId!, token: callbackTokenFor(row.id, env.WEBHOOK_SECRET) };
+}
+
+/** Settles the task at the gateway and returns the task as the gateway reports it. */
+async function settled(marker: string) {
+  await app.simulator.settle(marker);
+  const [task] = await app.simulator.tasks(marker);
+  return task!;
+}
+
+function deliver(token: string | null, body: unknown, init: { contentType?: string; method?: string } = {}) {
+  const path = token === null ? "/api/webhooks/gateway" : `/api/webhooks/gateway?token=${encodeURIComponent(token)}`;
+  return app.fetch(path, {
+    method: init.method ?? "POST",
+    headers: { "Content-Type": init.contentType ?? "application/json" },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+const snapshot = async (id: string) => {
+  const row = await prisma.generation.findUniqueOrThrow({ where: { id } });
+  const deliveries = await prisma.delivery.count({ where: { generationId: id } });
+  return { row, deliveries };
+};
+
+describe("callback authentication and parsing", () => {
+  test.each([
+    ["no token", null],
+    ["a forged token", "cm00000000000000000000000.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"],
+    ["a token signed with another secret", "PLACEHOLDER"],
+  ])("%s → 401 and nothing written", async (_name, tokenOrNull) => {
+    const g = await pendingGeneration("forged");
+    const task = await settled(g.marker);
+    const token = tokenOrNull === "PLACEHOLDER" ? callbackTokenFor(g.id, "not-the-webhook-secret-at-all") : tokenOrNull;
+    const before = await snapshot(g.id);
+    const response = await deliver(token, task);
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual({ error: { code: "unauthorized", message: "Invalid callback token." } });
+    expect(await snapshot(g.id)).toEqual(before);
+  });
+
+  test("another generation's valid token cannot complete this task", async () => {
+    const victim = await pendingGeneration("victim");
+    const attacker = await pendingGeneration("attacker");
+    const task = await settled(victim.marker);
+    const response = await deliver(attacker.token, task);
+    expect(response.status).toBe(401);
+    const victimRow = await prisma.generation.findUniqueOrThrow({ where: { id: victim.id } });
+    const attackerRow = await prisma.generation.findUniqueOrThrow({ where: { id: attacker.id } });
+    expect([victimRow.state, attackerRow.state]).toEqual(["PENDING", "PENDING"]);
+  });
+
+  test("a valid token for a generation that does not exist → 404, nothing written", async () => {
+    const count = await prisma.delivery.count();
+    const response = await deliver(callbackTokenFor("cmnotarealgeneration0000", env.WEBHOOK_SECRET), { taskId: "task_x", state: "SUCCESS" });
+    expect(response.status).toBe(404);
+    expect(await prisma.delivery.count()).toBe(count);
+  });
+
+  test.each([
+    ["not JSON", "{oops", 400, "bad_request"],
+    ["a JSON array", "[1,2,3]", 400, "bad_request"],
+  ])("a body that is %s is refused as malformed", async (_name, body, status, code) => {
+    const g = await pendingGeneration("malformed");
+    const response = await deliver(g.token, body);
+    expect(response.status).toBe(status);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe(code);
+    const { row } = await snapshot(g.id);
+    expect(row.state).toBe("PENDING");
+    const [delivery] = await prisma.delivery.findMany({ where: { generationId: g.id } });
+    expect(delivery).toMatchObject({ source: "CALLBACK", outcome: "REJECTED" });
+  });
+
+  test("an oversized body → 413, nothing written", async () => {
+    const g = await pendingGeneration("big");
+    const task = await settled(g.marker);
+    const before = await snapshot(g.id);
+    const response = await deliver(g.token, { ...task, padding: "x".repeat(70 * 1024) });
+    expect(response.status).toBe(413);
+    expect(await snapshot(g.id)).toEqual(before);
+  });
+
+  test("a form-encoded body → 415, nothing written", async () => {
+    const g = await pendingGeneration("form");
+    const before = await snapshot(g.id);
+    const response = await deliver(g.token, "taskId=x&state=SUCCESS", { contentType: "application/x-www-form-urlencoded" });
+    expect(response.status).toBe(415);
+    expect(await snapshot(g.id)).toEqual(before);
+  });
+
+  test.each(["GET", "PUT", "PATCH", "DELETE"])("%s → 405 with Allow: POST", async (method) => {
+    const response = await app.fetch("/api/webhooks/gateway", { method });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("POST");
+  });
+});
+
+describe("applying outcomes", () => {
+  test.each([
+    ["flat task", (t: Record<string, unknown>) => t],
+    ["{code, msg, data} envelope", (t: Record<string, unknown>) => ({ code: 200, msg: "success", data: t })],
+    ["resultJson string", ({ resultUrls, ...t }: Record<string, unknown>) => ({ code: 200, data: { ...t, resultJson: JSON.stringify({ resultUrls }) } })],
+  ])("a %s completes the task", async (_name, shape) => {
+    const g = await pendingGeneration("shape");
+    const task = await settled(g.marker);
+    const response = await deliver(g.token, shape(task as unknown as Record<string, unknown>));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ ok: true, outcome: "APPLIED" });
+    const { row } = await snapshot(g.id);
+    expect(row).toMatchObject({ state: "SUCCESS", creditsConsumed: task.creditsConsumed, resultUrls: JSON.stringify(task.resultUrls) });
+  });
+
+  test("an incomplete body is confirmed with the gateway before anything is written", async () => {
+    const g = await pendingGeneration("hint");
+    const task = await settled(g.marker);
+    const response = await deliver(g.token, { event: "task.finished", id: g.taskId });
+    expect(await response.json()).toEqual({ ok: true, outcome: "APPLIED" });
+    const { row } = await snapshot(g.id);
+    expect(row).toMatchObject({ state: "SUCCESS", creditsConsumed: task.creditsConsumed });
+    const statusCalls = (await app.simulator.requests(g.marker)).filter((r) => r.method === "GET");
+    expect(statusCalls).toHaveLength(1);
+  });
+
+  test("a body claiming SUCCESS for a task the gateway still runs changes nothing", async () => {
+    const g = await pendingGeneration("lie");
+    const response = await deliver(g.token, { taskId: g.taskId, state: "SUCCESS" });
+    expect(await response.json()).toEqual({ ok: true, outcome: "STILL_PENDING" });
+    expect((await snapshot(g.id)).row.state).toBe("PENDING");
+  });
+
+  test("20 concurrent identical callbacks make one transition and one charge", async () => {
+    const g = await pendingGeneration("storm");
+    const task = await settled(g.marker);
+    const responses = await Promise.all(Array.from({ length: 20 }, () => deliver(g.token, task)));
+    expect(responses.map((r) => r.status)).toEqual(Array(20).fill(200));
+    const outcomes = await prisma.delivery.groupBy({ by: ["outcome"], where: { generationId: g.id }, _count: true });
+    expect(Object.fromEntries(outcomes.map((o) => [o.outcome, o._count]))).toEqual({ APPLIED: 1, DUPLICATE: 19 });
+    const { row } = await snapshot(g.id);
+    expect(row.creditsConsumed).toBe(task.creditsConsumed);
+  });
+
+  test("a FAILURE after SUCCESS is recorded and ignored", async () => {
+    const g = await pendingGeneration("late");
+    const task = await settled(g.marker);
+    await deliver(g.token, task);
+    const before = (await snapshot(g.id)).row;
+    const response = await deliver(g.token, { ...task, state: "FAILURE", failMsg: "late failure", creditsConsumed: 0 });
+    expect(await response.json()).toEqual({ ok: true, outcome: "LATE_IGNORED" });
+    expect((await snapshot(g.id)).row).toEqual(before);
+  });
+
+  test("a FAILURE is stored with 0 credits whatever the payload claims", async () => {
+    const marker = uniqueMarker("failcharge");
+    await app.simulator.scenario({ match: marker, pendingMs: 600_000, outcome: "failure", callback: { mode: "drop" } });
+    const { body } = await submitPrompt(app, `storm ${marker}`);
+    const id = body.id as string;
+    const task = await settled(marker);
+    const response = await deliver(callbackTokenFor(id, env.WEBHOOK_SECRET), { ...task, creditsConsumed: 5 });
+    expect(await response.json()).toEqual({ ok: true, outcome: "APPLIED" });
+    expect((await snapshot(id)).row).toMatchObject({ state: "FAILURE", creditsConsumed: 0, errorCode: "generation_failed" });
+  });
+
+  test("a callback that arrives after polling finished the task changes nothing", async () => {
+    const g = await pendingGeneration("afterpoll");
+    const task = await settled(g.marker);
+    await prisma.generation.update({ where: { id: g.id }, data: { lastHeardAt: new Date(0) } });
+    const polled = await waitFor(async () => {
+      const response = await app.fetch(`/api/generations/${g.id}`);
+      const body = (await response.json()) as { state: string };
+      return body.state === "SUCCESS" ? body : null;
+    });
+    expect(polled.state).toBe("SUCCESS");
+    const before = (await snapshot(g.id)).row;
+    const response = await deliver(g.token, task);
+    expect(await response.json()).toEqual({ ok: true, outcome: "DUPLICATE" });
+    expect((await snapshot(g.id)).row).toEqual(before);
+    const sources = await prisma.delivery.findMany({ where: { generationId: g.id }, orderBy: { id: "asc" } });
+    expect(sources.map((d) => `${d.source}:${d.outcome}`)).toEqual(["POLL:APPLIED", "CALLBACK:DUPLICATE"]);
+  });
+});
