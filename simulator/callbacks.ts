@@ -6,7 +6,9 @@ import { taskView, type Task } from "./gateway";
 import type { callbackShapes } from "./scenarios";
 
 type Shape = (typeof callbackShapes)[number];
-export type CallbackAttempt = { taskId: string; copy: number; attempt: number; status: number | string; at: number };
+/** One POST to a webhook_url: `at` is when it started, `status` the HTTP status, "timeout" or "connection error". */
+export type CallbackAttempt = { taskId: string; state: string; copy: number; attempt: number; status: number | string; at: number };
+type Delivery = { task: Task; retries: number; backoffMs: number; timeoutMs: number };
 
 export class CallbackSender {
   readonly attempts: CallbackAttempt[] = [];
@@ -21,32 +23,40 @@ export class CallbackSender {
   dispatch(task: Task): void {
     if (!task.webhookUrl) return;
     const options = task.scenario?.callback;
-    if (options?.mode === "drop") {
-      this.log(`callback ${task.taskId} dropped by scenario`);
+    const dropped = options?.mode === "drop" || (options?.mode === undefined && Math.random() < this.config.SIMULATOR_CALLBACK_DROP_RATE);
+    if (dropped) {
+      this.log(`callback ${task.taskId} ${task.state} dropped (never sent)`);
       return;
     }
     const copies = 1 + (options?.duplicates ?? this.config.SIMULATOR_CALLBACK_DUPLICATES);
     const shape = options?.shape ?? this.config.SIMULATOR_CALLBACK_SHAPE;
     const body = JSON.stringify(shapeBody(taskView(task), shape));
-    const delay = options?.delayMs ?? 0;
-    for (let copy = 1; copy <= copies; copy++) this.later(delay, () => this.deliver(task, body, copy, 1));
-    if (options?.outOfOrder) {
-      const stale = JSON.stringify(shapeBody({ ...taskView(task), state: "PENDING", resultUrls: [], creditsConsumed: 0, progress: 50 }, shape));
-      this.later(delay + 50, () => this.deliver(task, stale, copies + 1, 1));
+    const delay = options?.delayMs ?? this.config.SIMULATOR_CALLBACK_DELAY_MS;
+    const delivery: Delivery = {
+      task,
+      retries: options?.retries ?? this.config.SIMULATOR_CALLBACK_RETRIES,
+      backoffMs: options?.backoffMs ?? this.config.SIMULATOR_CALLBACK_BACKOFF_MS,
+      timeoutMs: options?.timeoutMs ?? this.config.SIMULATOR_CALLBACK_TIMEOUT_MS,
+    };
+    for (let copy = 1; copy <= copies; copy++) this.later(delay, () => this.deliver(delivery, task.state, body, copy, 1));
+    if (options?.outOfOrder ?? this.config.SIMULATOR_CALLBACK_OUT_OF_ORDER) {
+      // A stale "still running" event that arrives after the terminal one.
+      const stale = JSON.stringify(shapeBody({ ...taskView(task), state: "PENDING", resultUrls: [], creditsConsumed: 0, progress: 50, completeTime: null }, shape));
+      this.later(delay + 50, () => this.deliver(delivery, "PENDING", stale, copies + 1, 1));
     }
   }
 
-  private async deliver(task: Task, body: string, copy: number, attempt: number): Promise<void> {
+  private async deliver(delivery: Delivery, state: string, body: string, copy: number, attempt: number): Promise<void> {
+    const { task } = delivery;
     const generation = this.generation;
-    const retries = task.scenario?.callback?.retries ?? this.config.SIMULATOR_CALLBACK_RETRIES;
-    const backoff = task.scenario?.callback?.backoffMs ?? this.config.SIMULATOR_CALLBACK_BACKOFF_MS;
+    const started = Date.now();
     let status: number | string;
     try {
       const response = await fetch(task.webhookUrl!, {
         method: "POST",
         headers: { "Content-Type": "application/json", "User-Agent": "framehook-simulator" },
         body,
-        signal: AbortSignal.timeout(this.config.SIMULATOR_CALLBACK_TIMEOUT_MS),
+        signal: AbortSignal.timeout(delivery.timeoutMs),
       });
       status = response.status;
       await response.body?.cancel();
@@ -54,12 +64,12 @@ export class CallbackSender {
       status = error instanceof Error && error.name === "TimeoutError" ? "timeout" : "connection error";
     }
     if (generation !== this.generation) return; // reset since: forget it
-    this.attempts.push({ taskId: task.taskId, copy, attempt, status, at: Date.now() });
+    this.attempts.push({ taskId: task.taskId, state, copy, attempt, status, at: started });
     const ok = typeof status === "number" && status >= 200 && status < 300;
-    this.log(`callback ${task.taskId} ${task.state} copy ${copy} attempt ${attempt} → ${status}`);
-    if (!ok && attempt <= retries) {
-      this.later(backoff * 2 ** (attempt - 1), () => this.deliver(task, body, copy, attempt + 1));
-    }
+    const retry = !ok && attempt <= delivery.retries ? delivery.backoffMs * 2 ** (attempt - 1) : null;
+    const next = ok ? "" : retry === null ? ", giving up" : `, retry in ${retry}ms`;
+    this.log(`callback ${task.taskId} ${state} copy ${copy} attempt ${attempt} → ${status} (${Date.now() - started}ms${next})`);
+    if (retry !== null) this.later(retry, () => this.deliver(delivery, state, body, copy, attempt + 1));
   }
 
   private later(ms: number, fn: () => void): void {

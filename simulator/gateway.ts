@@ -116,7 +116,8 @@ export class SimulatedGateway {
   }
 
   resultExpired(task: Task): boolean {
-    return task.completedAt !== null && Date.now() - task.completedAt > this.config.SIMULATOR_RESULT_TTL_MS;
+    const ttl = task.scenario?.resultTtlMs ?? this.config.SIMULATOR_RESULT_TTL_MS;
+    return task.completedAt !== null && Date.now() - task.completedAt >= ttl;
   }
 
   reset(credits = this.config.SIMULATOR_START_CREDITS): void {

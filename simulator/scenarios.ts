@@ -5,7 +5,7 @@ import { z } from "zod";
 
 export const callbackShapes = ["flat", "envelope", "resultJson"] as const;
 
-export const scenarioSchema = z.object({
+export const scenarioSchema = z.strictObject({
   /** Applies to tasks whose prompt contains this text; omitted: all tasks. */
   match: z.string().min(1).max(200).optional(),
   /** How many submissions it applies to before it is used up; omitted: until reset. */
@@ -16,21 +16,31 @@ export const scenarioSchema = z.object({
   pendingMs: z.number().min(0).max(3_600_000).optional(),
   /** Refuse the submit itself with this status (402, 429, 500, 503…). */
   submitStatus: z.number().int().min(400).max(599).optional(),
+  /**
+   * Cut the submit's connection without an answer: "before" the task exists
+   * (nothing happened), or "after" it was created (it runs, the client never
+   * learns its taskId), as a timeout or a proxy reset does.
+   */
+  submitDrop: z.enum(["before", "after"]).optional(),
   retryAfterSeconds: z.number().int().min(0).max(3600).optional(),
   /** Answer the task's status calls with this status instead. */
   statusStatus: z.number().int().min(400).max(599).optional(),
   /** Added latency before answering any call about the task, in ms. */
   latencyMs: z.number().min(0).max(120_000).optional(),
+  /** Result URL lifetime for this task's results instead of SIMULATOR_RESULT_TTL_MS. */
+  resultTtlMs: z.number().min(0).optional(),
   callback: z
-    .object({
-      mode: z.enum(["deliver", "drop"]).default("deliver"),
-      delayMs: z.number().min(0).max(3_600_000).default(0),
+    .strictObject({
+      /** "drop": never sent; "deliver": sent even when SIMULATOR_CALLBACK_DROP_RATE would drop it. */
+      mode: z.enum(["deliver", "drop"]).optional(),
+      delayMs: z.number().min(0).max(3_600_000).optional(),
       duplicates: z.number().int().min(0).max(50).optional(),
       shape: z.enum(callbackShapes).optional(),
       /** Also send a stale PENDING event after the terminal one. */
-      outOfOrder: z.boolean().default(false),
+      outOfOrder: z.boolean().optional(),
       retries: z.number().int().min(0).max(20).optional(),
       backoffMs: z.number().min(0).max(600_000).optional(),
+      timeoutMs: z.number().min(1).max(120_000).optional(),
     })
     .optional(),
 });

@@ -1,0 +1,64 @@
+// Everything the simulated gateway knows, in one place: its settings (env
+// defaults, changeable at run time), the account, scenarios, keys, throttling,
+// outages, and the records tests read back through /__control.
+import { CallbackSender } from "./callbacks";
+import type { SimulatorConfig } from "./config";
+import { SimulatedGateway } from "./gateway";
+import { ScenarioBook } from "./scenarios";
+import { RateLimiter } from "./throttle";
+
+export type RequestRecord = { method: string; path: string; status: number; taskId?: string; prompt?: string; at: number };
+
+/** "status": API calls answer `status`; "reset": their connections are cut without an answer. */
+export type Outage = { mode: "status"; status: number; until: number } | { mode: "reset"; until: number };
+
+export type SimulatorState = ReturnType<typeof createState>;
+
+export function createState(config: SimulatorConfig, publicUrl: () => string) {
+  const initial = Object.freeze({ ...config });
+  const log = (line: string) => {
+    if (config.SIMULATOR_LOG === "requests") console.log(`[simulator] ${line}`);
+  };
+  const callbacks = new CallbackSender(config, log);
+  const state = {
+    /** The live settings: `config` itself, mutated by PATCH /__control/config and restored by reset. */
+    settings: config,
+    initial,
+    log,
+    callbacks,
+    gateway: new SimulatedGateway(config, publicUrl, (task) => callbacks.dispatch(task)),
+    scenarios: new ScenarioBook(),
+    limiter: new RateLimiter(() => ({ limit: config.SIMULATOR_RATE_LIMIT, windowMs: config.SIMULATOR_RATE_LIMIT_WINDOW_MS })),
+    keys: new Set([config.SIMULATOR_API_KEY, ...config.SIMULATOR_EXTRA_API_KEYS]),
+    requests: [] as RequestRecord[],
+    outage: initialOutage(config),
+    /** Set by the server: stop accepting connections for `ms`, then listen again. */
+    refuseConnections: (ms: number) => void ms,
+
+    activeOutage(now = Date.now()): Outage | null {
+      if (state.outage && now >= state.outage.until) state.outage = null;
+      return state.outage;
+    },
+
+    reset(credits?: number): void {
+      Object.assign(config, initial);
+      state.gateway.reset(credits);
+      callbacks.reset();
+      state.scenarios.clear();
+      state.limiter.reset();
+      state.keys = new Set([config.SIMULATOR_API_KEY, ...config.SIMULATOR_EXTRA_API_KEYS]);
+      state.requests.length = 0;
+      state.outage = initialOutage(config);
+    },
+
+    /** Task ids whose prompt contains `match`: how tests read back only their own records. */
+    tasksMatching(match: string): Set<string> {
+      return new Set([...state.gateway.tasks.values()].filter((t) => String(t.input.prompt).includes(match)).map((t) => t.taskId));
+    },
+  };
+  return state;
+}
+
+function initialOutage(config: SimulatorConfig): Outage | null {
+  return config.SIMULATOR_OUTAGE_STATUS ? { mode: "status", status: config.SIMULATOR_OUTAGE_STATUS, until: Infinity } : null;
+}
