@@ -6,6 +6,7 @@ import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { readCallbackBody } from "@/lib/gateway/callback-payload";
+import type { TaskSnapshot } from "@/lib/gateway/task";
 import { GatewayError, getTask } from "@/lib/gateway/client";
 import type { DeliveryOutcome } from "@/lib/generated/prisma/client";
 import { applyTaskSnapshot } from "./apply-task-snapshot";
@@ -38,12 +39,19 @@ export async function receiveCallback({
 
   const generation = await prisma.generation.findUnique({
     where: { id: generationId },
-    select: { id: true, taskId: true, state: true },
+    select: { id: true, taskId: true, state: true, errorCode: true },
   });
   if (!generation) throw new AppError("not_found", "Unknown task.");
+  const reading = readCallbackBody(body);
+  const namedTask = reading.kind === "complete" ? reading.snapshot.taskId : reading.kind === "hint" ? reading.taskId : null;
+
   if (!generation.taskId) {
     // The callback raced our own submit: answer non-2xx so the gateway retries.
     if (generation.state === "SUBMITTING") throw new AppError("conflict", "Task not registered yet; retry.");
+    if (generation.errorCode === "submit_timeout" && namedTask) {
+      const snapshot = reading.kind === "complete" ? reading.snapshot : undefined;
+      return adoptTimedOutTask({ generationId, taskId: namedTask, snapshot });
+    }
     throw new AppError("not_found", "Unknown task.");
   }
   const taskId = generation.taskId;
@@ -54,9 +62,7 @@ export async function receiveCallback({
     return new AppError(code, message);
   };
 
-  const reading = readCallbackBody(body);
   if (reading.kind === "malformed") throw await reject("bad_request", `Malformed callback: ${reading.reason}.`);
-  const namedTask = reading.kind === "complete" ? reading.snapshot.taskId : reading.taskId;
   if (namedTask !== null && namedTask !== taskId) {
     throw await reject("unauthorized", "Callback token does not match the task it names.");
   }
@@ -76,4 +82,36 @@ export async function receiveCallback({
     // Non-2xx: the gateway retries, and polling still has the task.
     throw new AppError("gateway_unavailable", "Could not confirm the task with the gateway; retry later.");
   }
+}
+
+/**
+ * A submission timed out after it was sent, so we never learned its taskId,
+ * yet the gateway started it: the callback (authenticated by this
+ * generation's token) names the task. Follow it like any other (confirming
+ * an incomplete body with the gateway first), so the user sees the result
+ * they pay for.
+ */
+async function adoptTimedOutTask({
+  generationId,
+  taskId,
+  snapshot: given,
+}: {
+  generationId: string;
+  taskId: string;
+  snapshot: TaskSnapshot | undefined;
+}) {
+  let snapshot = given;
+  try {
+    snapshot ??= await getTask({ taskId });
+  } catch (error) {
+    if (error instanceof GatewayError && error.kind === "not_found") throw new AppError("not_found", "Unknown task.");
+    if (error instanceof GatewayError) throw new AppError("gateway_unavailable", "Could not confirm the task with the gateway; retry later.");
+    throw error;
+  }
+  const { count } = await prisma.generation.updateMany({
+    where: { id: generationId, state: "SUBMIT_FAILED", taskId: null },
+    data: { taskId, state: "PENDING", errorCode: null, errorMessage: null, creditsConsumed: null, completedAt: null, lastHeardAt: new Date() },
+  });
+  if (count === 0) throw new AppError("conflict", "Task already claimed; retry.");
+  return applyTaskSnapshot({ generationId, snapshot, source: "CALLBACK", detail: "adopted a task whose submission had timed out" });
 }

@@ -54,7 +54,15 @@ export async function submitGeneration({
     const failure = describeSubmitFailure(error);
     await prisma.generation.updateMany({
       where: { id: row.id, state: "SUBMITTING" },
-      data: { state: "SUBMIT_FAILED", creditsConsumed: 0, errorCode: failure.code, errorMessage: failure.message, completedAt: new Date() },
+      data: {
+        state: "SUBMIT_FAILED",
+        creditsConsumed: 0,
+        // The gateway's reason, e.g. submit_timeout: a timed-out submission may
+        // still have started a task, which its callback can later claim.
+        errorCode: `submit_${error.kind}`,
+        errorMessage: failure.message,
+        completedAt: new Date(),
+      },
     });
     const generation = toGeneration(await prisma.generation.findUniqueOrThrow({ where: { id: row.id } }));
     return { generation, error: failure };
@@ -102,7 +110,10 @@ export function describeSubmitFailure(error: GatewayError): AppError {
     }
     case "timeout":
       console.warn("[framehook] gateway submit timed out after sending; not retried, to avoid a duplicate task");
-      return fail("gateway_unavailable", "The gateway did not answer in time. It was not asked twice, to avoid a duplicate task; try again in a moment.");
+      return fail(
+        "gateway_unavailable",
+        "The gateway did not answer in time. It was not asked twice, to avoid a duplicate task; if it started the task anyway, the result will appear here.",
+      );
     default:
       console.warn(`[framehook] gateway submit failed: ${error.kind}: ${error.message}`);
       return fail("gateway_unavailable", "The video gateway is unavailable right now. Nothing was charged; try again in a moment.");

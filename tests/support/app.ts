@@ -3,6 +3,7 @@
 // before the app's modules load, hence the dynamic imports.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { startSimulator } from "./global-setup";
 import { SimulatorControl } from "./simulator-control";
 
 type RouteModule = Record<string, unknown>;
@@ -17,7 +18,14 @@ const ROUTES: [pattern: RegExp, load: () => Promise<RouteModule>][] = [
   [/^\/api\/cron\/reconcile$/, () => import("@/app/api/cron/reconcile/route")],
 ];
 
-export async function startApp(env: Record<string, string> = {}) {
+export async function startApp({ env = {}, simulatorEnv = {} }: { env?: Record<string, string>; simulatorEnv?: Record<string, string> } = {}) {
+  const simulator = await startSimulator({
+    SIMULATOR_PENDING_MS: "300",
+    SIMULATOR_PENDING_JITTER_MS: "0",
+    SIMULATOR_CALLBACK_BACKOFF_MS: "100",
+    SIMULATOR_LOG: "quiet",
+    ...simulatorEnv,
+  });
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", `http://${req.headers.host}`);
     const found = ROUTES.map(([pattern, load]) => ({ match: pattern.exec(url.pathname), load })).find((r) => r.match);
@@ -29,7 +37,7 @@ export async function startApp(env: Record<string, string> = {}) {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
-    headers.set("x-forwarded-for", req.socket.remoteAddress ?? "");
+    if (!headers.has("x-forwarded-for")) headers.set("x-forwarded-for", req.socket.remoteAddress ?? "");
     const response = await handler(
       new Request(url, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined }),
       { params: Promise.resolve({ ...found.match!.groups }) },
@@ -39,11 +47,11 @@ export async function startApp(env: Record<string, string> = {}) {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  Object.assign(process.env, { PUBLIC_BASE_URL: baseUrl, ...env });
+  Object.assign(process.env, { PUBLIC_BASE_URL: baseUrl, GATEWAY_BASE_URL: simulator.url, ...env });
 
   return {
     baseUrl,
-    simulator: new SimulatorControl(process.env.GATEWAY_BASE_URL!),
+    simulator: new SimulatorControl(simulator.url),
     /** fetch against the app: `app.fetch("/api/generations", { method: "POST", json: {...} })`. */
     fetch(path: string, init: RequestInit & { json?: unknown } = {}) {
       const { json, ...rest } = init;
@@ -53,7 +61,10 @@ export async function startApp(env: Record<string, string> = {}) {
         body: json === undefined ? rest.body : JSON.stringify(json),
       });
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    async close() {
+      simulator.child.kill("SIGTERM");
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }
 

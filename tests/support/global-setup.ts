@@ -1,11 +1,12 @@
 // Integration tests run against real parts: a fresh SQLite file migrated with
-// the committed migrations, and the gateway simulator in its own process.
+// the committed migrations here, and (tests/support/app.ts) a gateway
+// simulator process of each test file's own, so that files running in
+// parallel never share a ledger or a scenario book.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-let simulator: ChildProcess | undefined;
 let dir: string | undefined;
 
 export async function setup() {
@@ -17,20 +18,17 @@ export async function setup() {
   });
   if (migrate.status !== 0) throw new Error(`prisma migrate deploy failed:\n${migrate.stdout}\n${migrate.stderr}`);
 
-  const { url, child } = await startSimulator({ SIMULATOR_PENDING_MS: "300", SIMULATOR_PENDING_JITTER_MS: "0", SIMULATOR_LOG: "quiet" });
-  simulator = child;
   Object.assign(process.env, {
     NODE_ENV: "test",
     DATABASE_URL: databaseUrl,
-    GATEWAY_BASE_URL: url,
     GATEWAY_TIMEOUT_MS: "2000",
+    SUBMIT_RATE_LIMIT: "0",
     POLL_STALE_MS: "1000",
     FRAMEHOOK_TEST_DIR: dir,
   });
 }
 
 export async function teardown() {
-  simulator?.kill("SIGTERM");
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 }
 

@@ -1,0 +1,67 @@
+// The per-visitor submission limit (kept in the database) and the optional
+// access gate of deployed instances.
+import { afterAll, describe, expect, test } from "vitest";
+import { NextRequest } from "next/server";
+import { startApp } from "../support/app";
+import { submitPrompt } from "../support/generations";
+import { uniqueMarker } from "../support/simulator-control";
+
+const app = await startApp({ env: { SUBMIT_RATE_LIMIT: "3", SUBMIT_RATE_WINDOW_SECONDS: "60", APP_PASSWORD: "correct horse battery" } });
+const { prisma } = await import("@/lib/db");
+const { hitRateLimit } = await import("@/lib/rate-limit");
+const { proxy } = await import("@/proxy");
+
+afterAll(() => app.close());
+
+describe("submission rate limit", () => {
+  test("the fourth submission in a window → 429 with Retry-After; nothing stored or sent", async () => {
+    const marker = uniqueMarker("flood");
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await submitPrompt(app, `wave ${i} ${marker}`, {}, { "X-Forwarded-For": "203.0.113.9" })).status);
+    expect(statuses).toEqual([201, 201, 201]);
+    const fourth = await submitPrompt(app, `wave 3 ${marker}`, {}, { "X-Forwarded-For": "203.0.113.9" });
+    expect(fourth.status).toBe(429);
+    expect(Number(fourth.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await prisma.generation.count({ where: { prompt: { contains: marker } } })).toBe(3);
+    expect((await app.simulator.requests(marker)).filter((r) => r.method === "POST")).toHaveLength(3);
+  });
+
+  test("the counter resets in the next window and is shared by concurrent hits", async () => {
+    const key = `test:${uniqueMarker("window")}`;
+    const now = Date.UTC(2026, 0, 1, 0, 0, 30);
+    const hits = await Promise.all(Array.from({ length: 5 }, () => hitRateLimit({ key, limit: 3, windowSeconds: 60, now })));
+    expect(hits.filter((h) => h.allowed)).toHaveLength(3);
+    expect(hits.find((h) => !h.allowed)).toEqual({ allowed: false, retryAfterSeconds: 30 });
+    expect(await hitRateLimit({ key, limit: 3, windowSeconds: 60, now: now + 60_000 })).toEqual({ allowed: true });
+    expect(await prisma.rateLimit.findUniqueOrThrow({ where: { key } })).toMatchObject({ count: 1 });
+  });
+});
+
+describe("access gate (APP_PASSWORD)", () => {
+  const request = (path: string, authorization?: string) =>
+    proxy(new NextRequest(new URL(path, "http://localhost:3000"), { headers: authorization ? { authorization } : {} }));
+  const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
+  const passes = (response: Response) => response.headers.get("x-middleware-next") === "1";
+
+  test.each([
+    ["no credentials", "/", undefined],
+    ["a wrong password", "/", basic("qa", "wrong horse battery")],
+    ["the password in another case", "/api/generations", basic("qa", "CORRECT HORSE BATTERY")],
+    ["a bearer token", "/api/credits", "Bearer correct horse battery"],
+  ])("%s → 401 with a Basic challenge", (_name, path, authorization) => {
+    const response = request(path, authorization);
+    expect(response.status).toBe(401);
+    expect(response.headers.get("www-authenticate")).toMatch(/^Basic realm="Framehook"/);
+  });
+
+  test("the right password (any user name) passes", () => {
+    expect(passes(request("/", basic("anyone", "correct horse battery")))).toBe(true);
+  });
+
+  test.each(["/api/webhooks/gateway", "/api/health", "/api/ping", "/api/cron/reconcile"])(
+    "%s passes on its own credentials",
+    (path) => {
+      expect(passes(request(path))).toBe(true);
+    },
+  );
+});

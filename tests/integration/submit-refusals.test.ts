@@ -1,0 +1,122 @@
+// Every way the gateway can say no at submit, through the real simulator:
+// what is stored, what the user is told, what was charged, and exactly which
+// requests reached the gateway.
+import { afterAll, describe, expect, test } from "vitest";
+import { startApp, waitFor } from "../support/app";
+import { readGeneration, submitPrompt } from "../support/generations";
+import { uniqueMarker } from "../support/simulator-control";
+
+const app = await startApp({ env: { GATEWAY_TIMEOUT_MS: "1000" } });
+const { prisma } = await import("@/lib/db");
+
+afterAll(() => app.close());
+
+const submits = async (marker: string) => (await app.simulator.requests(marker)).filter((r) => r.method === "POST");
+
+async function refused(label: string, scenario: Record<string, unknown>, input: Record<string, unknown> = {}) {
+  const marker = uniqueMarker(label);
+  await app.simulator.scenario({ match: marker, ...scenario });
+  const response = await submitPrompt(app, `a red kite ${marker}`, input);
+  return { marker, ...response };
+}
+
+describe("refusals at submit", () => {
+  test("invalid input → 422 with the fields; nothing stored, nothing sent", async () => {
+    const marker = uniqueMarker("invalid");
+    const before = await prisma.generation.count();
+    const response = await submitPrompt(app, `x ${marker}`, { duration: 99, aspect_ratio: "2:1" });
+    expect(response.status).toBe(422);
+    expect(response.body).toEqual({
+      error: { code: "invalid_input", message: "Check the highlighted fields.", fields: { duration: ["At most 10"], aspect_ratio: ["One of 16:9, 9:16, 1:1"] } },
+    });
+    expect(await prisma.generation.count()).toBe(before);
+    expect(await app.simulator.requests(marker)).toEqual([]);
+  });
+
+  test.each([
+    ["402 insufficient credits", { submitStatus: 402 }, 402, "submit_insufficient_credits", /Not enough credits/],
+    ["422 from the gateway", { submitStatus: 422 }, 422, "submit_invalid_input", /The gateway rejected the input/],
+    ["500", { submitStatus: 500 }, 503, "submit_unavailable", /unavailable right now/],
+    ["401 (a misconfigured key)", { submitStatus: 401 }, 503, "submit_unauthorized", /misconfigured/],
+  ])("%s → SUBMIT_FAILED, 0 credits, one request, a clear message", async (_name, scenario, status, errorCode, message) => {
+    const { marker, status: got, body } = await refused("refusal", scenario);
+    expect(got).toBe(status);
+    const error = body.error as { message: string };
+    expect(error.message).toMatch(message);
+    expect(error.message).not.toMatch(/sim-dev-key|Bearer/);
+    const generation = await readGeneration(app, (body.generation as { id: string }).id);
+    expect(generation).toMatchObject({ state: "SUBMIT_FAILED", creditsConsumed: 0, taskId: null, error: { code: errorCode } });
+    expect(await submits(marker)).toHaveLength(1);
+  });
+
+  test("a real shortfall in the ledger → 402 and the balance untouched", async () => {
+    await app.simulator.setCredits(0.5);
+    try {
+      const marker = uniqueMarker("broke");
+      const response = await submitPrompt(app, `expensive ${marker}`, { duration: 10 });
+      expect(response.status).toBe(402);
+      expect(await app.simulator.credits()).toBe(0.5);
+      expect(await submits(marker)).toHaveLength(1);
+    } finally {
+      await app.simulator.setCredits(100);
+    }
+  });
+
+  test("429 with Retry-After is retried once the gateway allows, and then succeeds", async () => {
+    const { marker, status, body } = await refused("throttled-once", { submitStatus: 429, retryAfterSeconds: 1, times: 1 });
+    expect(status).toBe(201);
+    expect(body).toMatchObject({ state: "PENDING", taskId: expect.stringMatching(/^task_/) });
+    expect((await submits(marker)).map((r) => r.status)).toEqual([429, 200]);
+  });
+
+  test("429 that persists → SUBMIT_FAILED with Retry-After passed on, after a bounded number of tries", async () => {
+    const { marker, status, headers, body } = await refused("throttled", { submitStatus: 429, retryAfterSeconds: 1 });
+    expect(status).toBe(429);
+    expect(headers.get("retry-after")).toBe("1");
+    expect((body.error as { message: string }).message).toMatch(/Try again in 1 s/);
+    expect(await submits(marker)).toHaveLength(3);
+  });
+
+  test("503 with Retry-After is retried; a plain 500 is not", async () => {
+    const retried = await refused("maintenance", { submitStatus: 503, retryAfterSeconds: 1, times: 1 });
+    expect(retried.status).toBe(201);
+    expect((await submits(retried.marker)).map((r) => r.status)).toEqual([503, 200]);
+  });
+
+  test("a timeout after sending is not retried; the task the gateway started anyway is adopted by its callback", async () => {
+    const { marker, status, body } = await refused("slow", { latencyMs: 1500, pendingMs: 200 });
+    expect(status).toBe(503);
+    expect((body.error as { message: string }).message).toMatch(/did not answer in time/);
+    const id = (body.generation as { id: string }).id;
+    expect(await readGeneration(app, id)).toMatchObject({ state: "SUBMIT_FAILED", error: { code: "submit_timeout" } });
+    // The gateway did create the task, finishes it and calls back: the user sees what they pay for.
+    const adopted = await waitFor(async () => {
+      const generation = await readGeneration(app, id);
+      return generation.state === "SUCCESS" ? generation : null;
+    });
+    const [task] = await app.simulator.tasks(marker);
+    expect(adopted).toMatchObject({ taskId: task!.taskId, creditsConsumed: task!.creditsConsumed, error: null });
+    expect(await submits(marker)).toHaveLength(1);
+  });
+});
+
+describe("never submit twice", () => {
+  test("the same Idempotency-Key, sent concurrently, makes one generation and one gateway task", async () => {
+    const marker = uniqueMarker("idem");
+    const key = `form-${marker.replace(/\W/g, "")}`;
+    const responses = await Promise.all(
+      Array.from({ length: 5 }, () => submitPrompt(app, `double click ${marker}`, {}, { "Idempotency-Key": key })),
+    );
+    const ids = new Set(responses.map((r) => r.body.id));
+    expect(ids.size).toBe(1);
+    expect(await prisma.generation.count({ where: { idempotencyKey: key } })).toBe(1);
+    expect(await submits(marker)).toHaveLength(1);
+  });
+
+  test("a malformed Idempotency-Key → 400, nothing sent", async () => {
+    const marker = uniqueMarker("badkey");
+    const response = await submitPrompt(app, `k ${marker}`, {}, { "Idempotency-Key": "no spaces allowed" });
+    expect(response.status).toBe(400);
+    expect(await app.simulator.requests(marker)).toEqual([]);
+  });
+});
