@@ -62,7 +62,11 @@ export async function handleControl(state: SimulatorState, req: http.IncomingMes
       const until = Date.now() + ms;
       if (mode === "refuse") {
         if (ms > MAX_REFUSE_MS) return errorReply(422, "invalid_outage", `A refusing outage lasts at most ${MAX_REFUSE_MS} ms.`, { field: "ms" });
-        return { status: 200, body: { ok: true, mode, until: new Date(until).toISOString() }, after: () => state.refuseConnections(ms) };
+        // Idle keep-alive sockets go first, and this reply's own socket is not kept,
+        // so that the caller's next request opens a connection and is refused.
+        state.closeIdleConnections();
+        const headers = { Connection: "close" };
+        return { status: 200, body: { ok: true, mode, until: new Date(until).toISOString() }, headers, after: () => state.refuseConnections(ms) };
       }
       state.outage = mode === "reset" ? { mode, until } : { mode, status, until };
       state.log(`outage: ${mode === "reset" ? "cutting connections" : `answering ${status}`} for ${ms}ms`);

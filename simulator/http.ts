@@ -30,11 +30,14 @@ export function errorReply(status: number, code: string, message: string, extra:
 export async function readJson(req: http.IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
+  // An oversized body is read to its end (and dropped) so that the client, still
+  // sending, receives the 413 instead of a reset connection.
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new BodyError(413, "payload_too_large", "Body larger than 1 MB.");
-    chunks.push(chunk as Buffer);
+    if (size <= MAX_BODY_BYTES) chunks.push(chunk as Buffer);
+    else if (size > 16 * MAX_BODY_BYTES) req.socket?.destroy();
   }
+  if (size > MAX_BODY_BYTES) throw new BodyError(413, "payload_too_large", "Body larger than 1 MB.");
   if (size === 0) return undefined;
   try {
     const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"));

@@ -34,7 +34,7 @@ export function createSimulator(config: SimulatorConfig) {
       if (!(error instanceof BodyError)) console.error("[simulator]", error);
       reply = error instanceof BodyError ? errorReply(error.status, error.code, error.message) : errorReply(500, "internal_error", "Simulator error.");
     }
-    if (reply && !res.headersSent && !req.socket.destroyed) {
+    if (reply && !res.headersSent && !res.destroyed) {
       res.writeHead(reply.status, { "Content-Type": "application/json", ...reply.headers });
       res.end(JSON.stringify(reply.body ?? {}));
       if (reply.after) res.once("finish", reply.after);
@@ -77,6 +77,8 @@ export function createSimulator(config: SimulatorConfig) {
       );
     }, ms);
   };
+
+  state.closeIdleConnections = () => server.closeIdleConnections();
 
   return {
     server,

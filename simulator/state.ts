@@ -34,6 +34,7 @@ export function createState(config: SimulatorConfig, publicUrl: () => string) {
     outage: initialOutage(config),
     /** Set by the server: stop accepting connections for `ms`, then listen again. */
     refuseConnections: (ms: number) => void ms,
+    closeIdleConnections: () => {},
 
     activeOutage(now = Date.now()): Outage | null {
       if (state.outage && now >= state.outage.until) state.outage = null;

@@ -9,9 +9,13 @@ export type Scenario = {
   failMsg?: string;
   pendingMs?: number;
   submitStatus?: number;
+  /** Cut the submit's connection without answering, before or after the task is created. */
+  submitDrop?: "before" | "after";
   retryAfterSeconds?: number;
   statusStatus?: number;
   latencyMs?: number;
+  /** Result URL lifetime for this scenario's tasks, instead of SIMULATOR_RESULT_TTL_MS. */
+  resultTtlMs?: number;
   callback?: {
     mode?: "deliver" | "drop";
     delayMs?: number;
@@ -20,12 +24,15 @@ export type Scenario = {
     outOfOrder?: boolean;
     retries?: number;
     backoffMs?: number;
+    timeoutMs?: number;
   };
 };
 
 export type SimulatedTask = { taskId: string; state: string; creditsConsumed: number; prompt: string; resultUrls: string[] };
 export type GatewayRequest = { method: string; path: string; status: number; taskId?: string; prompt?: string };
-export type CallbackAttempt = { taskId: string; copy: number; attempt: number; status: number | string };
+export type CallbackAttempt = { taskId: string; copy: number; attempt: number; status: number | string; state?: string; at?: number };
+/** Run-time settings, under their SIMULATOR_* environment names (see simulator/README.md). */
+export type SimulatorSettings = Record<`SIMULATOR_${string}`, number | string | boolean>;
 
 export class SimulatorControl {
   constructor(readonly baseUrl: string) {}
@@ -66,6 +73,28 @@ export class SimulatorControl {
   }
   settle(match: string) {
     return this.call<{ settled: number }>("POST", "/__control/settle", { match });
+  }
+  /** Stop accepting connections for `ms` (clients get ECONNREFUSED; this API too), then listen again. */
+  refuseConnections(ms: number) {
+    return this.call("POST", "/__control/outage", { mode: "refuse", ms });
+  }
+  /** For `ms`, API calls have their connection cut without an answer. */
+  cutConnections(ms = 60_000) {
+    return this.call("POST", "/__control/outage", { mode: "reset", ms });
+  }
+  config() {
+    return this.call<SimulatorSettings>("GET", "/__control/config");
+  }
+  /** Changes run-time settings until the next reset, e.g. `{ SIMULATOR_LATENCY_MS: 500 }`. */
+  configure(settings: SimulatorSettings) {
+    return this.call<SimulatorSettings>("PATCH", "/__control/config", settings);
+  }
+  /** Adds an API key of the same account, optionally with its own rate limit. */
+  addKey(key: string, limit?: { rateLimit?: number; rateLimitWindowMs?: number }) {
+    return this.call("POST", "/__control/keys", { key, ...limit });
+  }
+  clearScenarios(match?: string) {
+    return this.call("DELETE", `/__control/scenarios${match ? `?match=${encodeURIComponent(match)}` : ""}`);
   }
   async credits(apiKey = "sim-dev-key"): Promise<number> {
     const response = await fetch(new URL("/api/credits", this.baseUrl), { headers: { Authorization: `Bearer ${apiKey}` } });

@@ -1,0 +1,139 @@
+// What the simulator does with no settings at all, what it does with env
+// settings, how it refuses bad ones, and the log it prints.
+import { spawnSync } from "node:child_process";
+import { afterAll, describe, expect, test } from "vitest";
+import { loadConfig } from "@/simulator/config";
+import { inputs, launchSimulator, marker, sleep, startReceiver, until } from "./harness";
+
+const [plain, configured, receiver] = await Promise.all([
+  launchSimulator(),
+  launchSimulator({
+    SIMULATOR_LOG: "requests",
+    SIMULATOR_START_CREDITS: "7.5",
+    SIMULATOR_EXTRA_API_KEYS: "ci-key, qa-key",
+    SIMULATOR_OUTAGE_STATUS: "503",
+    SIMULATOR_PENDING_MS: "0",
+    SIMULATOR_PENDING_JITTER_MS: "0",
+    SIMULATOR_CALLBACK_RETRIES: "1",
+    SIMULATOR_CALLBACK_BACKOFF_MS: "50",
+  }),
+  startReceiver(),
+]);
+afterAll(async () => {
+  plain.stop();
+  configured.stop();
+  await receiver.close();
+});
+
+describe("defaults", () => {
+  const sim = plain;
+
+  test("127.0.0.1:4010, key sim-dev-key, 100 credits", async () => {
+    expect(loadConfig({})).toMatchObject({ SIMULATOR_HOST: "127.0.0.1", SIMULATOR_PORT: 4010, SIMULATOR_API_KEY: "sim-dev-key", SIMULATOR_EXTRA_API_KEYS: [] });
+    expect(await sim.credits()).toEqual({ credits: 100, held: 0 });
+  });
+
+  test("run-time settings as the README documents them", async () => {
+    expect(await sim.control.config()).toEqual({
+      SIMULATOR_START_CREDITS: 100,
+      SIMULATOR_PENDING_MS: 3000,
+      SIMULATOR_PENDING_JITTER_MS: 1000,
+      SIMULATOR_FAILURE_RATE: 0,
+      SIMULATOR_RESULT_TTL_MS: 86_400_000,
+      SIMULATOR_CALLBACK_RETRIES: 3,
+      SIMULATOR_CALLBACK_BACKOFF_MS: 1000,
+      SIMULATOR_CALLBACK_TIMEOUT_MS: 10_000,
+      SIMULATOR_CALLBACK_DUPLICATES: 0,
+      SIMULATOR_CALLBACK_SHAPE: "flat",
+      SIMULATOR_CALLBACK_DELAY_MS: 0,
+      SIMULATOR_CALLBACK_DROP_RATE: 0,
+      SIMULATOR_CALLBACK_OUT_OF_ORDER: false,
+      SIMULATOR_LATENCY_MS: 0,
+      SIMULATOR_LATENCY_JITTER_MS: 0,
+      SIMULATOR_RATE_LIMIT: 0,
+      SIMULATOR_RATE_LIMIT_WINDOW_MS: 10_000,
+      SIMULATOR_ERROR_RATE: 0,
+      SIMULATOR_OUTAGE_STATUS: 0,
+    });
+  });
+
+  test("a task is PENDING for 3–4 s by default", async () => {
+    const { taskId } = await sim.submit(inputs.text(`default pending ${marker("pending")}`, 1));
+    await sleep(2500);
+    expect((await sim.task(taskId)).state).toBe("PENDING");
+  });
+
+  test("a failing receiver is retried 3 times, at 1 s, 2 s and 4 s", { timeout: 15_000 }, async () => {
+    const m = marker("schedule");
+    await sim.control.scenario({ match: m, pendingMs: 0 });
+    receiver.always(500);
+    await sim.submit(inputs.text(`schedule ${m}`, 1), { webhook_url: receiver.url(m) });
+    const hits = await until(() => receiver.hits.length >= 4 && receiver.hits, 10_000);
+    const gaps = hits.slice(1).map((h, i) => h.at - hits[i]!.at);
+    expect(gaps[0]).toBeGreaterThanOrEqual(990);
+    expect(gaps[0]).toBeLessThan(1500);
+    expect(gaps[1]).toBeGreaterThanOrEqual(1990);
+    expect(gaps[1]).toBeLessThan(2500);
+    expect(gaps[2]).toBeGreaterThanOrEqual(3990);
+    expect(gaps[2]).toBeLessThan(4500);
+    await sleep(500);
+    expect(receiver.hits).toHaveLength(4);
+  });
+});
+
+describe("environment", () => {
+  const sim = configured;
+
+  test("SIMULATOR_OUTAGE_STATUS starts the gateway down until DELETE /__control/outage; reset brings it back", async () => {
+    expect((await sim.api("/api/credits")).status).toBe(503);
+    await sim.control.endOutage();
+    expect((await sim.api("/api/credits")).status).toBe(200);
+    await sim.control.reset();
+    expect((await sim.api("/api/credits")).status).toBe(503);
+    await sim.control.endOutage();
+  });
+
+  test("SIMULATOR_START_CREDITS and SIMULATOR_EXTRA_API_KEYS: one account, several keys", async () => {
+    for (const key of ["sim-dev-key", "ci-key", "qa-key"]) {
+      const response = await sim.api("/api/credits", { key });
+      expect(await response.json()).toEqual({ credits: 7.5, held: 0 });
+    }
+    expect((await sim.api("/api/credits", { key: "ci-key, qa-key" })).status).toBe(401);
+  });
+
+  test("one readable log line per request and per callback attempt", async () => {
+    const m = marker("log");
+    receiver.reset();
+    receiver.answer(500);
+    const { taskId } = await sim.submit(inputs.text(`logged ${m}`, 1), { webhook_url: receiver.url(m) });
+    await until(() => receiver.hits.length >= 2);
+    await sim.api("/api/credits", { key: "nope" });
+    await until(() => sim.output.some((l) => l.includes("GET /api/credits 401")));
+    const lines = sim.output.filter((l) => l.includes(taskId) || l.includes("/api/"));
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^\[simulator\] POST \/api\/generate 200 \d+ms$/),
+        expect.stringMatching(new RegExp(`^\\[simulator\\] callback ${taskId} SUCCESS copy 1 attempt 1 → 500 \\(\\d+ms, retry in 50ms\\)$`)),
+        expect.stringMatching(new RegExp(`^\\[simulator\\] callback ${taskId} SUCCESS copy 1 attempt 2 → 200 \\(\\d+ms\\)$`)),
+        expect.stringMatching(/^\[simulator\] GET \/api\/credits 401 \d+ms$/),
+      ]),
+    );
+    expect(sim.output.join("\n")).not.toContain("sim-dev-key");
+  });
+
+  test.each([
+    ["SIMULATOR_FAILURE_RATE", "2"],
+    ["SIMULATOR_PORT", "99999"],
+    ["SIMULATOR_CALLBACK_SHAPE", "xml"],
+    ["SIMULATOR_PENDING_MS", "-5"],
+  ])("an invalid %s stops it at start with a message naming it", (name, value) => {
+    const run = spawnSync(process.execPath, ["--import", "tsx", "simulator/main.ts"], {
+      env: { ...process.env, SIMULATOR_PORT: "0", [name]: value },
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toContain(name);
+    expect(run.stdout).not.toContain("listening on");
+  });
+});

@@ -1,0 +1,112 @@
+// Results: sample clips under 200 KB served by the simulator itself, with byte
+// ranges so a <video> can seek, until the result URL expires (410).
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeEach, describe, expect, test } from "vitest";
+import { inputs, launchSimulator, marker, sleep, until } from "./harness";
+
+const MEDIA = path.resolve("simulator/media");
+const sim = await launchSimulator({ SIMULATOR_PENDING_MS: "0", SIMULATOR_PENDING_JITTER_MS: "0" });
+afterAll(() => sim.stop());
+beforeEach(() => sim.control.reset());
+
+async function resultUrl(m = marker("media")) {
+  const { taskId } = await sim.submit(inputs.text(`clip ${m}`, 2));
+  const task = await until(async () => {
+    const t = await sim.task(taskId);
+    return t.state === "SUCCESS" && t;
+  });
+  const url = task.resultUrls[0]!;
+  return { url, bytes: fs.readFileSync(path.join(MEDIA, url.split("/").pop()!)) };
+}
+
+describe("sample clips", () => {
+  const samples = fs.readdirSync(MEDIA).filter((f) => f.endsWith(".mp4"));
+
+  test("there are a few, each an MP4 under 200 KB", () => {
+    expect(samples.length).toBeGreaterThanOrEqual(3);
+    for (const file of samples) {
+      const bytes = fs.readFileSync(path.join(MEDIA, file));
+      expect(bytes.length).toBeLessThan(200 * 1024);
+      expect(bytes.subarray(4, 8).toString("latin1")).toBe("ftyp");
+    }
+  });
+});
+
+describe("result URLs", () => {
+  test("GET serves the whole clip as video/mp4 with Accept-Ranges, no API key needed", async () => {
+    const { url, bytes } = await resultUrl();
+    const response = await fetch(url);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("video/mp4");
+    expect(response.headers.get("accept-ranges")).toBe("bytes");
+    expect(Number(response.headers.get("content-length"))).toBe(bytes.length);
+    expect(Buffer.from(await response.arrayBuffer()).equals(bytes)).toBe(true);
+  });
+
+  test("HEAD answers the headers without a body", async () => {
+    const { url, bytes } = await resultUrl();
+    const response = await fetch(url, { method: "HEAD" });
+    expect(response.status).toBe(200);
+    expect(Number(response.headers.get("content-length"))).toBe(bytes.length);
+    expect((await response.arrayBuffer()).byteLength).toBe(0);
+  });
+
+  test.each([
+    ["bytes=0-99", (n: number) => [0, 99, n]],
+    ["bytes=1000-", (n: number) => [1000, n - 1, n]],
+    ["bytes=-500", (n: number) => [n - 500, n - 1, n]],
+    ["bytes=100-999999999", (n: number) => [100, n - 1, n]],
+  ])("Range %s → 206 with Content-Range and exactly those bytes", async (range, expected) => {
+    const { url, bytes } = await resultUrl();
+    const [start, end, size] = expected(bytes.length) as [number, number, number];
+    const response = await fetch(url, { headers: { Range: range } });
+    expect(response.status).toBe(206);
+    expect(response.headers.get("content-range")).toBe(`bytes ${start}-${end}/${size}`);
+    expect(Number(response.headers.get("content-length"))).toBe(end - start + 1);
+    expect(Buffer.from(await response.arrayBuffer()).equals(bytes.subarray(start, end + 1))).toBe(true);
+  });
+
+  test("a range past the end → 416 {code, message} with Content-Range bytes */size", async () => {
+    const { url, bytes } = await resultUrl();
+    const response = await fetch(url, { headers: { Range: `bytes=${bytes.length + 10}-` } });
+    expect(response.status).toBe(416);
+    expect(response.headers.get("content-range")).toBe(`bytes */${bytes.length}`);
+    expect(await response.json()).toEqual({ code: "range_not_satisfiable", message: expect.any(String) });
+  });
+
+  test("an unknown result, or another task's file name → 404 {code, message}", async () => {
+    const { url } = await resultUrl();
+    const other = url.replace(/sample-\d/, (s) => (s === "sample-1" ? "sample-2" : "sample-1"));
+    for (const wrong of [`${sim.url}/media/task_nope/sample-1.mp4`, other, `${sim.url}/media/../config.ts`]) {
+      const response = await fetch(wrong);
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({ code: "not_found", message: expect.any(String) });
+    }
+  });
+
+  test("a scenario's resultTtlMs: the URL answers 410 {code, message} once it has expired", async () => {
+    const m = marker("ttl");
+    await sim.control.scenario({ match: m, resultTtlMs: 400 });
+    const { url } = await resultUrl(m);
+    expect((await fetch(url, { method: "HEAD" })).status).toBe(200);
+    await sleep(500);
+    const response = await fetch(url);
+    expect(response.status).toBe(410);
+    expect(await response.json()).toEqual({ code: "result_expired", message: expect.any(String) });
+    // The task still lists the URL: the client must notice it is stale.
+    const [task] = await sim.control.tasks(m);
+    expect(task!.resultUrls).toEqual([url]);
+  });
+
+  test("SIMULATOR_RESULT_TTL_MS applies to every result, and other markers keep theirs", async () => {
+    const keep = marker("keep");
+    await sim.control.scenario({ match: keep, resultTtlMs: 600_000 });
+    await sim.control.configure({ SIMULATOR_RESULT_TTL_MS: 200 });
+    const short = await resultUrl();
+    const kept = await resultUrl(keep);
+    await sleep(300);
+    expect((await fetch(short.url)).status).toBe(410);
+    expect((await fetch(kept.url)).status).toBe(200);
+  });
+});
