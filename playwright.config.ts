@@ -10,6 +10,18 @@ const baseURL = `http://127.0.0.1:${APP_PORT}`;
 
 // Playwright never downloads a browser here: it drives the system Chromium.
 const SYSTEM_CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM = fs.existsSync(SYSTEM_CHROMIUM) ? SYSTEM_CHROMIUM : undefined;
+const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-quic",
+];
+
+const browser = { ...devices["Desktop Chrome"], launchOptions: { executablePath: CHROMIUM, args: CHROMIUM_ARGS } };
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -20,7 +32,8 @@ export default defineConfig({
   timeout: 60_000,
   expect: { timeout: 15_000 },
   reporter: process.env.CI ? [["list"], ["html", { open: "never" }]] : [["list"]],
-  outputDir: "test-results",
+  // A run on other ports keeps its artifacts apart from the default run's.
+  outputDir: process.env.E2E_APP_PORT ? `test-results/port-${APP_PORT}` : "test-results",
   use: {
     baseURL,
     trace: "retain-on-failure",
@@ -32,21 +45,16 @@ export default defineConfig({
   projects: [
     {
       name: "chromium",
-      use: {
-        ...devices["Desktop Chrome"],
-        launchOptions: {
-          executablePath: fs.existsSync(SYSTEM_CHROMIUM) ? SYSTEM_CHROMIUM : undefined,
-          args: [
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--disable-quic",
-          ],
-        },
-      },
+      testIgnore: /ledger\.spec\.ts/,
+      use: browser,
+    },
+    {
+      // Flows that read the account balance run last and alone: the balance is
+      // the one thing parallel tests cannot keep apart.
+      name: "ledger",
+      testMatch: /ledger\.spec\.ts/,
+      dependencies: ["chromium"],
+      use: browser,
     },
   ],
   webServer: {
@@ -64,6 +72,8 @@ export default defineConfig({
       SIMULATOR_PENDING_MS: "2000",
       SIMULATOR_PENDING_JITTER_MS: "500",
       SIMULATOR_START_CREDITS: "1000",
+      // Every flow submits from 127.0.0.1; the limit has its own tests.
+      SUBMIT_RATE_LIMIT: "0",
       NEXT_TELEMETRY_DISABLED: "1",
     },
   },

@@ -1,5 +1,6 @@
 // Fixtures QA extends: `gallery` (the page object) and `simulator` (the
-// gateway's scenario control, scoped to this test by a marker in the prompt).
+// gateway's scenario control, scoped to one test by a marker in its prompts,
+// so tests running side by side never disturb each other).
 import { test as base, expect, type Locator, type Page } from "@playwright/test";
 import { SimulatorControl, uniqueMarker, type Scenario } from "../support/simulator-control";
 import { SIMULATOR_URL } from "../../playwright.config";
@@ -16,22 +17,44 @@ export class GalleryPage {
     await this.page.getByLabel("Model").selectOption(id);
   }
 
+  /** Fills the prompt and any other fields (by label), then submits. */
   async submit(prompt: string, fields: Record<string, string> = {}) {
     await this.page.getByLabel("Prompt", { exact: true }).fill(prompt);
-    for (const [label, value] of Object.entries(fields)) await this.page.getByLabel(label).fill(value);
+    for (const [label, value] of Object.entries(fields)) await this.page.getByLabel(label, { exact: false }).fill(value);
     await this.page.getByRole("button", { name: "Generate video" }).click();
   }
 
+  /** The card of the generation whose prompt contains `text`. */
   card(text: string): Locator {
     return this.page.getByRole("article", { name: new RegExp(escapeRegExp(text)) });
   }
 
-  get status(): Locator {
-    return this.page.getByRole("status");
+  badge(text: string): Locator {
+    return this.card(text).getByTestId("state-badge");
+  }
+
+  async openDetails(text: string) {
+    await this.card(text).getByRole("link", { name: /Details/ }).click();
+    await expect(this.page.getByRole("heading", { name: "Timeline" })).toBeVisible();
+  }
+
+  /** The form's answer, announced in its role="status" region. */
+  get formStatus(): Locator {
+    return this.page.locator("form").getByRole("status");
+  }
+
+  fieldError(label: string): Locator {
+    return this.page.getByLabel(label, { exact: true });
   }
 
   get balance(): Locator {
     return this.page.getByTestId("credits-balance");
+  }
+
+  /** The balance shown in the header, as a number. */
+  async balanceValue(): Promise<number> {
+    await expect(this.balance).toHaveText(/^[\d,.]+$/);
+    return Number((await this.balance.textContent())!.replace(/,/g, ""));
   }
 }
 
@@ -58,6 +81,10 @@ export class SimulatorFixture {
   requests() {
     return this.control.requests(this.marker);
   }
+
+  callbacks() {
+    return this.control.callbacks(this.marker);
+  }
 }
 
 export const test = base.extend<{ gallery: GalleryPage; simulator: SimulatorFixture }>({
@@ -65,7 +92,10 @@ export const test = base.extend<{ gallery: GalleryPage; simulator: SimulatorFixt
     await use(new GalleryPage(page));
   },
   simulator: async ({}, use, testInfo) => {
-    await use(new SimulatorFixture(new SimulatorControl(SIMULATOR_URL), uniqueMarker(`t${testInfo.workerIndex}`)));
+    const fixture = new SimulatorFixture(new SimulatorControl(SIMULATOR_URL), uniqueMarker(`t${testInfo.workerIndex}`));
+    await use(fixture);
+    // Leave nothing behind for the tests that follow in this worker.
+    await fixture.control.clearScenarios(fixture.marker);
   },
 });
 

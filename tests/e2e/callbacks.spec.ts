@@ -1,0 +1,46 @@
+// Callbacks that never come, come late, or come many times: the gallery and
+// the detail page stay right.
+import { expect, test } from "./fixtures";
+
+test("callbacks dropped: the task completes by polling", async ({ gallery, simulator }) => {
+  await simulator.scenario({ pendingMs: 1000, callback: { mode: "drop" } });
+  const prompt = simulator.prompt("Fireflies over a meadow");
+  await gallery.goto();
+  await gallery.submit(prompt);
+  await expect(gallery.badge(prompt)).toHaveText("Ready", { timeout: 20_000 });
+  expect(await simulator.callbacks()).toEqual([]);
+  await gallery.openDetails(prompt);
+  await expect(gallery.page.getByTestId("delivery").filter({ hasText: /poll.*applied/ })).toHaveCount(1);
+  await expect(gallery.page.getByTestId("delivery").filter({ hasText: /callback/ })).toHaveCount(0);
+});
+
+test("a callback arriving after polling finished the task changes nothing", async ({ gallery, simulator }) => {
+  await simulator.scenario({ pendingMs: 500, callback: { delayMs: 9000 } });
+  const prompt = simulator.prompt("Tide coming in over sand");
+  await gallery.goto();
+  await gallery.submit(prompt);
+  await expect(gallery.badge(prompt)).toHaveText("Ready", { timeout: 20_000 });
+  const card = gallery.card(prompt);
+  const credits = await card.getByTestId("credits-consumed").textContent();
+
+  await expect.poll(async () => (await simulator.callbacks()).length, { timeout: 20_000 }).toBe(1);
+  await gallery.openDetails(prompt);
+  const deliveries = gallery.page.getByTestId("delivery");
+  await expect(deliveries.filter({ hasText: /poll.*applied/ })).toHaveCount(1);
+  await expect(deliveries.filter({ hasText: /callback.*duplicate/ })).toHaveCount(1);
+  await expect(gallery.page.getByText(`${credits}`.replace(" credits", ""), { exact: true })).toBeVisible();
+});
+
+test("the detail page's timeline shows every delivery", async ({ gallery, simulator }) => {
+  await simulator.scenario({ callback: { duplicates: 2 } });
+  const prompt = simulator.prompt("A kite over the dunes");
+  await gallery.goto();
+  await gallery.submit(prompt);
+  await expect(gallery.badge(prompt)).toHaveText("Ready");
+  await expect.poll(async () => (await simulator.callbacks()).length).toBe(3);
+  await gallery.openDetails(prompt);
+  const deliveries = gallery.page.getByTestId("delivery");
+  await expect(deliveries.filter({ hasText: /callback.*applied/ })).toHaveCount(1);
+  await expect(deliveries.filter({ hasText: /callback.*duplicate/ })).toHaveCount(2);
+  await expect(gallery.page.getByText("Raw generation JSON")).toBeVisible();
+});

@@ -1,0 +1,97 @@
+// Submitting each kind of model, and what the user sees when input is wrong or
+// the gateway is down.
+import { SIMULATOR_URL } from "../../playwright.config";
+import { expect, test } from "./fixtures";
+
+test("text to video: a prompt becomes a playable video by callback, with the credits it cost", async ({ gallery, simulator }) => {
+  const prompt = simulator.prompt("A paper boat drifting down a rain-soaked street");
+  await gallery.goto();
+  await gallery.chooseModel("alpha-2.5-text-to-video-480p");
+  await expect(gallery.page.getByTestId("cost-estimate")).toHaveText("≈ $0.70");
+  await gallery.submit(prompt);
+
+  await expect(gallery.badge(prompt)).toHaveText("Generating");
+  await expect(gallery.badge(prompt)).toHaveText("Ready");
+  const card = gallery.card(prompt);
+  await expect(card.getByTestId("credits-consumed")).toHaveText("0.704 credits");
+
+  const video = card.locator("video");
+  await expect(video).toHaveAttribute("src", new RegExp(`^${SIMULATOR_URL}/media/task_`));
+  // The browser really loads the result.
+  await expect.poll(() => video.evaluate((v: HTMLVideoElement) => v.readyState)).toBeGreaterThanOrEqual(1);
+  expect(await video.evaluate((v: HTMLVideoElement) => v.duration)).toBeGreaterThan(1);
+
+  // It arrived by callback: delivered once, accepted.
+  const [task] = await simulator.tasks();
+  expect(task).toMatchObject({ state: "SUCCESS", creditsConsumed: 0.704 });
+  expect(await simulator.callbacks()).toEqual([expect.objectContaining({ taskId: task!.taskId, status: 200 })]);
+});
+
+test("first and last frame: image URLs go to the gateway and the video arrives", async ({ gallery, simulator }) => {
+  const prompt = simulator.prompt("The bud opens into a flower");
+  await gallery.goto();
+  await gallery.chooseModel("alpha-2.5-first-last-frame-480p");
+  await gallery.submit(prompt, {
+    "First frame image URL": "https://images.example.com/bud.png",
+    "Last frame image URL": "https://images.example.com/flower.png",
+    "Duration (s)": "4",
+  });
+  await expect(gallery.badge(prompt)).toHaveText("Ready");
+  await expect(gallery.card(prompt).getByTestId("credits-consumed")).toHaveText("0.5632 credits");
+  const [task] = await simulator.tasks();
+  expect(task).toMatchObject({ model: "alpha-2.5-first-last-frame-480p", state: "SUCCESS" });
+});
+
+test("reference to video: reference URLs go to the gateway; pay-per-use shows no estimate", async ({ gallery, simulator }) => {
+  const prompt = simulator.prompt("Same dance, but underwater");
+  await gallery.goto();
+  await gallery.chooseModel("gamma/reference-to-video");
+  await expect(gallery.page.getByTestId("cost-estimate")).toHaveText("pay-per-use");
+  await gallery.submit(prompt, { "Reference video URLs": "https://videos.example.com/dance.mp4" });
+  await expect(gallery.badge(prompt)).toHaveText("Ready");
+  const [task] = await simulator.tasks();
+  expect(task).toMatchObject({ model: "gamma/reference-to-video", state: "SUCCESS" });
+});
+
+test("invalid input: errors beside the fields, nothing sent to the gateway", async ({ gallery, simulator }) => {
+  await gallery.goto();
+  await gallery.page.getByRole("button", { name: "Generate video" }).click();
+  await expect(gallery.page.getByText("Required")).toBeVisible();
+  await expect(gallery.page.getByLabel("Prompt", { exact: true })).toHaveAttribute("aria-invalid", "true");
+
+  const prompt = simulator.prompt("Too long a clip");
+  await gallery.submit(prompt, { "Duration (s)": "60" });
+  await expect(gallery.page.getByText("At most 10")).toBeVisible();
+  await expect(gallery.formStatus).toHaveText("Check the highlighted fields.");
+  // What the user typed is still there to correct.
+  await expect(gallery.page.getByLabel("Prompt", { exact: true })).toHaveValue(prompt);
+  expect(await simulator.requests()).toEqual([]);
+  await expect(gallery.card(prompt)).toHaveCount(0);
+});
+
+test("gateway down at submit: a clear error and a Not submitted card; the next submit works once it is back", async ({ gallery, simulator }) => {
+  // Unavailable for the three attempts the app makes, then back.
+  await simulator.scenario({ submitStatus: 503, retryAfterSeconds: 0, times: 3 });
+  const first = simulator.prompt("Lighthouse in a storm");
+  await gallery.goto();
+  await gallery.submit(first);
+  await expect(gallery.formStatus).toHaveText(/unavailable right now\. Nothing was charged/);
+  await expect(gallery.badge(first)).toHaveText("Not submitted");
+  await expect(gallery.card(first)).toContainText("Not charged.");
+
+  const second = simulator.prompt("Lighthouse in a storm, take two");
+  await gallery.submit(second);
+  await expect(gallery.badge(second)).toHaveText("Ready");
+  await expect(gallery.badge(first)).toHaveText("Not submitted");
+});
+
+test("a reload mid-generation resumes the pending card, which then completes", async ({ gallery, simulator }) => {
+  await simulator.scenario({ pendingMs: 5000 });
+  const prompt = simulator.prompt("Snow settling on a quiet street");
+  await gallery.goto();
+  await gallery.submit(prompt);
+  await expect(gallery.badge(prompt)).toHaveText("Generating");
+  await gallery.page.reload();
+  await expect(gallery.badge(prompt)).toHaveText("Generating");
+  await expect(gallery.badge(prompt)).toHaveText("Ready", { timeout: 20_000 });
+});
