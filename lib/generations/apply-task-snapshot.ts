@@ -2,6 +2,7 @@
 // the cron all end here. The transition is a conditional update
 // (WHERE state = 'PENDING'), so N concurrent duplicates give one transition.
 import "server-only";
+import { invalidateCreditBalance } from "@/lib/credits";
 import { prisma } from "@/lib/db";
 import type { DeliveryOutcome, DeliverySource } from "@/lib/generated/prisma/client";
 import type { TaskSnapshot } from "@/lib/gateway/task";
@@ -46,6 +47,8 @@ export async function applyTaskSnapshot({
     });
     if (count === 1) {
       outcome = "APPLIED";
+      // The gateway's balance has changed: the next read asks it again.
+      invalidateCreditBalance();
     } else {
       const current = await prisma.generation.findUnique({ where: { id: generationId }, select: { state: true } });
       outcome = current?.state === snapshot.state ? "DUPLICATE" : "LATE_IGNORED";

@@ -1,13 +1,11 @@
 // The gateway's callback: POST only; every other method is 405 with `Allow: POST`.
 import { methodNotAllowed, route, readBody } from "@/lib/http";
-import { invalidateCreditBalance } from "@/lib/credits";
 import { CALLBACK_MAX_BYTES, receiveCallback } from "@/lib/generations/receive-callback";
 
 export const POST = route(async (request) => {
   const body = await readBody(request, CALLBACK_MAX_BYTES);
   const token = new URL(request.url).searchParams.get("token");
   const { outcome } = await receiveCallback({ token, body, contentType: request.headers.get("content-type") });
-  if (outcome === "APPLIED") invalidateCreditBalance();
   // Duplicates and late events are answered 2xx too: they were recorded, and a
   // non-2xx would only make the gateway send them again.
   return Response.json({ ok: true, outcome });
