@@ -2,12 +2,12 @@
 // The prompt form: model picker, the chosen model's fields, the cost estimate,
 // and the answer (field errors beside fields, refusals as a message).
 import { useActionState, useEffect, useRef, useState, startTransition } from "react";
-import { useSWRConfig } from "swr";
 import { submitGeneration, type SubmitState } from "@/app/actions";
 import { formatCostEstimate, KIND_LABELS, priceLabel, type FieldSpec, type ModelSpec } from "@/lib/models/catalog";
-import { GENERATIONS_KEY, type GenerationPage } from "./use-generations";
+import { addSubmission, settleSubmission } from "./submissions";
 
 const initialState: SubmitState = { status: "idle" };
+const PROMPT_FIELD_ID = "field-prompt";
 const newKey = () => (typeof crypto !== "undefined" && "randomUUID" in crypto ? crypto.randomUUID() : String(Date.now()));
 
 export function GenerationForm({ models, defaultModelId }: { models: readonly ModelSpec[]; defaultModelId: string }) {
@@ -18,20 +18,14 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
   // reuses it, so the server creates one generation.
   const submission = useRef<{ key: string; answered: SubmitState } | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
-  const { mutate } = useSWRConfig();
   const model = models.find((m) => m.id === modelId) ?? models[0]!;
 
   useEffect(() => {
-    const generation = state.generation;
-    if (!generation) return;
-    // Show the new card at once, then let SWR confirm from the server.
-    void mutate<GenerationPage>(
-      GENERATIONS_KEY,
-      (page) => page && { ...page, items: [generation, ...page.items.filter((g) => g.id !== generation.id)] },
-      { revalidate: true },
-    );
+    // The answer replaces the placeholder card with the generation the server created.
+    if (state === initialState || !submission.current) return;
+    settleSubmission(submission.current.key, state.generation);
     if (state.status === "success") formRef.current?.reset();
-  }, [state, mutate]);
+  }, [state]);
 
   const errors = state.fieldErrors ?? {};
   return (
@@ -44,6 +38,8 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
         if (submission.current?.answered !== state) submission.current = { key: newKey(), answered: state };
         const data = new FormData(event.currentTarget);
         data.set("idempotencyKey", submission.current.key);
+        const prompt = data.get("input.prompt");
+        if (typeof prompt === "string" && prompt.trim()) addSubmission(submission.current.key, { model: modelId, prompt: prompt.trim() });
         startTransition(() => formAction(data));
       }}
       onReset={() => setDuration(undefined)}
@@ -59,7 +55,7 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
           name="model"
           value={modelId}
           onChange={(e) => setModelId(e.target.value)}
-          className="mt-1 block w-full rounded-lg border border-zinc-300 bg-white px-3 py-2 text-sm dark:border-zinc-700 dark:bg-zinc-950"
+          className="mt-1 block w-full rounded-lg border border-zinc-300 bg-white px-3 py-2 text-sm focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-brand-600 dark:border-zinc-700 dark:bg-zinc-950"
           aria-describedby="model-help"
         >
           {models.map((m) => (
@@ -68,8 +64,8 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
             </option>
           ))}
         </select>
-        <p id="model-help" className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">
-          <code>{model.id}</code>
+        <p id="model-help" className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">
+          {KIND_LABELS[model.kind]} · {priceLabel(model)} · <code className="break-all">{model.id}</code>
         </p>
         <FieldErrors id="model-error" messages={errors.model} />
       </div>
@@ -116,7 +112,7 @@ function Field({
   errors?: string[];
   onDurationChange?: (value: number | undefined) => void;
 }) {
-  const id = `field-${field.name}`;
+  const id = field.name === "prompt" ? PROMPT_FIELD_ID : `field-${field.name}`;
   const name = `input.${field.name}`;
   const errorId = `${id}-error`;
   const common = {
@@ -126,7 +122,7 @@ function Field({
     "aria-describedby": errors ? errorId : undefined,
     required: field.required,
     className:
-      "mt-1 block w-full rounded-lg border border-zinc-300 bg-white px-3 py-2 text-sm placeholder:text-zinc-400 aria-invalid:border-red-500 dark:border-zinc-700 dark:bg-zinc-950",
+      "mt-1 block w-full rounded-lg border border-zinc-300 bg-white px-3 py-2 text-sm placeholder:text-zinc-500 focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-brand-600 aria-invalid:border-red-500 dark:placeholder:text-zinc-400 dark:border-zinc-700 dark:bg-zinc-950",
   };
   let control: React.ReactNode;
   switch (field.type) {
@@ -188,4 +184,12 @@ function FieldErrors({ id, messages }: { id: string; messages?: string[] }) {
       {messages.join(" ")}
     </p>
   );
+}
+
+/** Puts an example prompt in the form (the empty gallery offers a few) and moves focus there. */
+export function fillPrompt(text: string) {
+  const field = document.getElementById(PROMPT_FIELD_ID);
+  if (!(field instanceof HTMLTextAreaElement)) return;
+  field.value = text;
+  field.focus();
 }

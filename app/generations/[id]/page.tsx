@@ -1,60 +1,125 @@
+// One generation, everything about it: the result, every field, the inputs it
+// was made from, how it got here (timeline), and the raw JSON for QA.
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { Elapsed } from "@/app/_components/elapsed";
+import { formatCredits, formatElapsed, formatTimestamp } from "@/app/_components/format";
 import { StateBadge } from "@/app/_components/state-badge";
-import { formatCredits } from "@/app/_components/credits-badge";
+import { isTerminal } from "@/lib/generations/generation";
 import { getGenerationFresh } from "@/lib/generations/list-fresh";
 import { listDeliveries } from "@/lib/generations/queries";
+import { findModel, KIND_LABELS } from "@/lib/models/catalog";
+import { RefreshWhilePending } from "./_components/refresh-while-pending";
+import { Result } from "./_components/result";
+import { Timeline } from "./_components/timeline";
 
 export const dynamic = "force-dynamic";
+
+const card = "rounded-2xl bg-white p-4 shadow-sm ring-1 ring-zinc-200 sm:p-6 dark:bg-zinc-900 dark:ring-zinc-800";
 
 export default async function GenerationPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const generation = await getGenerationFresh({ id });
   if (!generation) notFound();
   const deliveries = await listDeliveries({ generationId: id });
-  const url = generation.resultUrls[0];
+  const model = findModel(generation.model);
+  const pending = !isTerminal(generation.state);
+  const fields = new Map(model?.fields.map((f) => [f.name, f.label]));
+  const inputs = Object.entries(generation.input).filter(([name]) => name !== "prompt");
 
   return (
-    <main className="mx-auto max-w-4xl space-y-6 px-4 py-6 sm:px-6">
-      <Link href="/" className="text-sm font-medium text-brand-600 hover:underline dark:text-brand-400">
+    <main id="main" className="mx-auto max-w-6xl space-y-6 px-4 py-6 sm:px-6">
+      <RefreshWhilePending pending={pending} />
+      <Link
+        href="/"
+        className="inline-block rounded text-sm font-medium text-brand-700 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 dark:text-brand-400"
+      >
         ← Gallery
       </Link>
       <header className="space-y-2">
-        <StateBadge state={generation.state} overdue={generation.overdue} />
-        <h1 className="text-lg font-semibold break-words">{generation.prompt}</h1>
+        <div className="flex flex-wrap items-center gap-3 text-sm">
+          <span aria-live="polite">
+            <StateBadge state={generation.state} overdue={generation.overdue} />
+          </span>
+          {pending ? <Elapsed since={generation.createdAt} className="text-zinc-600 dark:text-zinc-400" /> : null}
+        </div>
+        <h1 className="text-lg font-semibold break-words sm:text-xl">{generation.prompt}</h1>
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">
+          {model ? `${model.label} · ${KIND_LABELS[model.kind]}` : generation.model}
+        </p>
       </header>
-      {generation.state === "SUCCESS" && url ? (
-        <video src={url} controls preload="metadata" playsInline className="aspect-video w-full rounded-2xl bg-black" />
-      ) : null}
-      <dl className="grid grid-cols-1 gap-x-6 gap-y-2 text-sm sm:grid-cols-[max-content_1fr]">
-        <Row term="Model" value={<code>{generation.model}</code>} />
-        <Row term="Task id" value={<code>{generation.taskId ?? "—"}</code>} />
-        <Row term="Credits" value={generation.creditsConsumed === null ? "—" : formatCredits(generation.creditsConsumed)} />
-        <Row term="Error" value={generation.error ? `${generation.error.message} (${generation.error.code}) · not charged` : "—"} />
-        <Row term="Callbacks" value={generation.callbackEnabled ? "enabled" : "disabled: followed by polling"} />
-        <Row term="Created" value={generation.createdAt} />
-        <Row term="Completed" value={generation.completedAt ?? "—"} />
-      </dl>
-      <section aria-labelledby="timeline">
-        <h2 id="timeline" className="mb-2 font-semibold">
-          Timeline
-        </h2>
-        <ol className="space-y-1 text-sm">
-          <li>
-            <time className="tabular-nums text-zinc-500">{generation.createdAt}</time> submitted
-          </li>
-          {deliveries.map((d) => (
-            <li key={d.id} data-testid="delivery">
-              <time className="tabular-nums text-zinc-500">{d.createdAt}</time> {d.source === "CALLBACK" ? "callback" : "poll"}
-              {d.reportedState ? ` reported ${d.reportedState}` : ""} → <strong>{d.outcome.toLowerCase().replaceAll("_", " ")}</strong>
-              {d.detail ? ` (${d.detail})` : ""}
-            </li>
-          ))}
-        </ol>
-      </section>
-      <details className="text-sm">
-        <summary className="cursor-pointer font-semibold">Raw generation JSON</summary>
-        <pre className="mt-2 overflow-x-auto rounded-lg bg-zinc-100 p-3 text-xs dark:bg-zinc-900">{JSON.stringify(generation, null, 2)}</pre>
+
+      <div className="grid gap-6 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
+        <div className="min-w-0 space-y-6">
+          {generation.state === "SUCCESS" ? <Result urls={generation.resultUrls} prompt={generation.prompt} /> : null}
+          {generation.error ? (
+            <p className="rounded-xl bg-red-50 p-4 text-sm text-red-800 ring-1 ring-red-200 dark:bg-red-950/60 dark:text-red-200 dark:ring-red-900">
+              {generation.error.message || "Generation failed."} <span className="font-semibold">Not charged.</span>
+            </p>
+          ) : null}
+
+          <section aria-labelledby="fields" className={card}>
+            <h2 id="fields" className="mb-3 font-semibold">
+              Details
+            </h2>
+            <dl className="grid grid-cols-1 gap-x-6 gap-y-1 text-sm sm:grid-cols-[max-content_minmax(0,1fr)] sm:gap-y-2">
+              <Row term="Model" value={<code className="break-all">{generation.model}</code>} />
+              <Row term="Generation id" value={<code className="break-all">{generation.id}</code>} />
+              <Row term="Task id" value={<code className="break-all">{generation.taskId ?? "—"}</code>} />
+              <Row
+                term="Credits"
+                value={
+                  generation.state === "SUCCESS"
+                    ? generation.creditsConsumed === null
+                      ? "not reported"
+                      : formatCredits(generation.creditsConsumed)
+                    : generation.state === "FAILURE" || generation.state === "SUBMIT_FAILED"
+                      ? "0 · not charged"
+                      : "charged only on success"
+                }
+              />
+              <Row term="Error" value={generation.error ? <code className="break-all">{generation.error.code}</code> : "—"} />
+              <Row term="Callbacks" value={generation.callbackEnabled ? "enabled" : "disabled: followed by polling"} />
+              <Row term="Overdue" value={generation.overdue ? "yes: taking far longer than usual" : "no"} />
+              <Row term="Created" value={<Timestamp iso={generation.createdAt} />} />
+              <Row term="Updated" value={<Timestamp iso={generation.updatedAt} />} />
+              <Row term="Completed" value={generation.completedAt ? <Timestamp iso={generation.completedAt} /> : "—"} />
+              {generation.completedAt ? (
+                <Row term="Took" value={formatElapsed(Date.parse(generation.completedAt) - Date.parse(generation.createdAt))} />
+              ) : null}
+            </dl>
+          </section>
+
+          <section aria-labelledby="inputs" className={card}>
+            <h2 id="inputs" className="mb-3 font-semibold">
+              Inputs
+            </h2>
+            {inputs.length ? (
+              <dl className="grid grid-cols-1 gap-x-6 gap-y-1 text-sm sm:grid-cols-[max-content_minmax(0,1fr)] sm:gap-y-2">
+                {inputs.map(([name, value]) => (
+                  <Row key={name} term={fields.get(name) ?? name} value={<InputValue value={value} />} />
+                ))}
+              </dl>
+            ) : (
+              <p className="text-sm text-zinc-600 dark:text-zinc-400">Only the prompt.</p>
+            )}
+          </section>
+        </div>
+
+        <section aria-labelledby="timeline" className={`${card} h-fit`}>
+          <h2 id="timeline" className="mb-4 font-semibold">
+            Timeline
+          </h2>
+          <Timeline generation={generation} deliveries={deliveries} />
+        </section>
+      </div>
+
+      <details className={`${card} text-sm`}>
+        <summary className="cursor-pointer rounded font-semibold focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600">
+          Raw generation JSON
+        </summary>
+        <RawJson label="Generation" value={generation} testId="raw-json" />
+        <RawJson label="Deliveries" value={deliveries} />
       </details>
     </main>
   );
@@ -63,8 +128,42 @@ export default async function GenerationPage({ params }: { params: Promise<{ id:
 function Row({ term, value }: { term: string; value: React.ReactNode }) {
   return (
     <>
-      <dt className="font-medium text-zinc-500 dark:text-zinc-400">{term}</dt>
-      <dd className="break-words">{value}</dd>
+      <dt className="font-medium text-zinc-600 dark:text-zinc-400">{term}</dt>
+      <dd className="mb-2 min-w-0 break-words sm:mb-0">{value}</dd>
+    </>
+  );
+}
+
+function Timestamp({ iso }: { iso: string }) {
+  return (
+    <time dateTime={iso} className="tabular-nums">
+      {formatTimestamp(iso)}
+    </time>
+  );
+}
+
+function InputValue({ value }: { value: unknown }) {
+  if (Array.isArray(value)) {
+    return (
+      <ul>
+        {value.map((v, i) => (
+          <li key={i} className="break-all">
+            {String(v)}
+          </li>
+        ))}
+      </ul>
+    );
+  }
+  return <span className="break-words">{typeof value === "object" && value !== null ? JSON.stringify(value) : String(value)}</span>;
+}
+
+function RawJson({ label, value, testId }: { label: string; value: unknown; testId?: string }) {
+  return (
+    <>
+      <h3 className="mt-4 mb-1 text-xs font-semibold text-zinc-600 uppercase dark:text-zinc-400">{label}</h3>
+      <pre className="max-h-[32rem] overflow-auto rounded-lg bg-zinc-100 p-3 text-xs dark:bg-zinc-950" data-testid={testId}>
+        {JSON.stringify(value, null, 2)}
+      </pre>
     </>
   );
 }

@@ -1,0 +1,24 @@
+// The header on every page: the product name home and the credit balance, then
+// the site-wide banners.
+import Link from "next/link";
+import { callbacksReachable } from "@/lib/generations/callback-url";
+import { GatewayBanner, PollingBanner } from "./banners";
+import { CreditsBadge } from "./credits-badge";
+
+export function SiteHeader() {
+  return (
+    <header className="mx-auto max-w-6xl space-y-3 px-4 pt-4 sm:px-6 sm:pt-6">
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <Link
+          href="/"
+          className="rounded text-xl font-bold tracking-tight focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600"
+        >
+          Frame<span className="text-brand-600 dark:text-brand-400">hook</span>
+        </Link>
+        <CreditsBadge />
+      </div>
+      <GatewayBanner />
+      {callbacksReachable() ? null : <PollingBanner />}
+    </header>
+  );
+}

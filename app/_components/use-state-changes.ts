@@ -1,0 +1,35 @@
+"use client";
+// Watches the gallery's generations for state changes: announces them to
+// screen readers and, when a task finishes, refreshes the balance (a success
+// was charged, a failure refunded).
+import { useEffect, useRef, useState } from "react";
+import { useSWRConfig } from "swr";
+import type { Generation, GenerationState } from "@/lib/generations/generation";
+import { CREDITS_KEY } from "./use-credits";
+
+const SPOKEN: Record<GenerationState, string> = {
+  SUBMITTING: "Submitting",
+  PENDING: "Generating",
+  SUCCESS: "Ready",
+  FAILURE: "Failed, not charged",
+  SUBMIT_FAILED: "Not submitted, not charged",
+};
+
+export function useStateChanges(generations: readonly Generation[]): string {
+  const { mutate } = useSWRConfig();
+  const seen = useRef<Map<string, GenerationState> | null>(null);
+  const [announcement, setAnnouncement] = useState("");
+
+  useEffect(() => {
+    const previous = seen.current;
+    seen.current = new Map(generations.map((g) => [g.id, g.state]));
+    // The first render and cards scrolled into view by "load more" are not news.
+    if (!previous) return;
+    const changed = generations.filter((g) => previous.has(g.id) && previous.get(g.id) !== g.state);
+    if (changed.length === 0) return;
+    setAnnouncement(changed.map((g) => `${SPOKEN[g.state]}: ${g.prompt.slice(0, 80)}`).join(". "));
+    if (changed.some((g) => g.state === "SUCCESS" || g.state === "FAILURE")) void mutate(CREDITS_KEY);
+  }, [generations, mutate]);
+
+  return announcement;
+}
