@@ -1,0 +1,133 @@
+// The app killed (SIGKILL) while tasks are pending and started again over the
+// same database and port: callbacks that hit the dead instance are retried by
+// the gateway, polling picks up the rest, and nothing is lost or charged twice.
+import { afterAll, afterEach, expect, test } from "vitest";
+import { startSimulator } from "../support/global-setup";
+import { SimulatorControl, uniqueMarker } from "../support/simulator-control";
+import { waitFor } from "../support/app";
+import { useFreshDatabase } from "./support/database";
+import { freePort, startAppProcess, type AppProcess } from "./support/app-process";
+import { expectNothingLost } from "./support/invariants";
+
+const db = useFreshDatabase("restart");
+const simulator = await startSimulator({
+  SIMULATOR_PENDING_MS: "800",
+  SIMULATOR_PENDING_JITTER_MS: "0",
+  SIMULATOR_CALLBACK_RETRIES: "8",
+  SIMULATOR_CALLBACK_BACKOFF_MS: "250",
+  SIMULATOR_START_CREDITS: "1000",
+  SIMULATOR_LOG: "quiet",
+});
+const control = new SimulatorControl(simulator.url);
+const port = await freePort();
+const appEnv = { DATABASE_URL: db.url, GATEWAY_BASE_URL: simulator.url, PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, POLL_STALE_MS: "1000" };
+Object.assign(process.env, appEnv);
+const { prisma } = await import("@/lib/db");
+const { env } = await import("@/lib/env");
+
+const instances: AppProcess[] = [];
+const startInstance = async () => {
+  const instance = await startAppProcess({ port, env: appEnv });
+  instances.push(instance);
+  return instance;
+};
+afterAll(async () => {
+  for (const instance of instances) await instance.kill();
+  simulator.child.kill("SIGTERM");
+});
+
+afterEach(async () => {
+  // One instance at a time holds the port.
+  for (const instance of instances) await instance.kill();
+});
+
+const submit = (app: AppProcess, prompt: string) =>
+  fetch(`${app.url}/api/generations`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ model: "alpha-2.5-text-to-video-480p", input: { prompt, duration: 2 } }),
+  });
+const reconcile = (app: AppProcess) => fetch(`${app.url}/api/cron/reconcile`, { headers: { Authorization: `Bearer ${env.CRON_SECRET}` } });
+
+const ROUNDS = 2;
+
+test.each(Array.from({ length: ROUNDS }, (_, round) => round + 1))(
+  "round %i: killed with 5 tasks pending, restarted: all complete once (3 by retried callback, 2 by cron poll)",
+  async () => {
+    const marker = uniqueMarker("restart");
+    const quiet = `${marker}-quiet`;
+    await control.scenario({ match: quiet, callback: { mode: "drop" } });
+    const before = await startInstance();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const response = await submit(before, `lighthouse ${i} ${i < 3 ? marker : quiet}`);
+      expect(response.status).toBe(201);
+      ids.push(((await response.json()) as { id: string }).id);
+    }
+    await before.kill("SIGKILL");
+    // The tasks finish at the gateway while no app is listening.
+    await waitFor(async () => (await control.callbacks(marker)).some((c) => c.status === "connection error"), 5_000);
+
+    const after = await startInstance();
+    const rows = await waitFor(
+      async () => {
+        await reconcile(after);
+        const found = await prisma.generation.findMany({ where: { id: { in: ids } } });
+        return found.every((r) => r.state === "SUCCESS") && found;
+      },
+      15_000,
+    );
+    expect(rows).toHaveLength(5);
+    const tally = await expectNothingLost({ prisma, simulator: control, marker, ids });
+    expect(tally).toMatchObject({ lost: 0, chargedTwice: 0, stuckPending: 0 });
+    const callbacks = await control.callbacks(marker);
+    // Each callback task was refused by the dead instance, then accepted by the new one.
+    for (const id of ids.slice(0, 3)) {
+      const row = rows.find((r) => r.id === id)!;
+      const attempts = callbacks.filter((c) => c.taskId === row.taskId).map((c) => c.status);
+      expect(attempts).toContain("connection error");
+      expect(attempts.at(-1)).toBe(200);
+    }
+    const deliveries = await prisma.delivery.findMany({ where: { generationId: { in: ids.slice(3) }, outcome: "APPLIED" } });
+    expect(deliveries.map((d) => d.source)).toEqual(["POLL", "POLL"]);
+    // One submission per generation: nothing was sent twice across the restart.
+    expect((await control.requests(marker)).filter((r) => r.method === "POST")).toHaveLength(5);
+  },
+);
+
+// Known gap (docs/RELIABILITY.md, "app killed mid-submit"): the instance dies
+// after sending the submit and before storing the taskId. The gateway runs and
+// charges the task; its callbacks find the generation SUBMITTING and are told
+// to retry (409) until the gateway gives up; the cron later marks it
+// SUBMIT_FAILED "submit_interrupted" with 0 credits. The user paid for a video
+// they never see. `test.fails` keeps this visible until lib/ adopts the task.
+test.fails("killed mid-submit: the task the gateway started is adopted, not lost", async () => {
+  const marker = uniqueMarker("midsubmit");
+  await control.scenario({ match: marker, latencyMs: 1_500, pendingMs: 300, callback: { retries: 3, backoffMs: 200 } });
+  const before = await startInstance();
+  const submitting = submit(before, `ember ${marker}`).catch(() => null);
+  await waitFor(async () => (await prisma.generation.count({ where: { prompt: { contains: marker } } })) === 1, 5_000);
+  // The submit is on the wire (the gateway answers after 1.5 s): die now.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  await before.kill("SIGKILL");
+  await submitting;
+  const after = await startInstance();
+  const [row] = await prisma.generation.findMany({ where: { prompt: { contains: marker } } });
+  // The gateway started it and keeps calling back; give it every retry.
+  const refused = await waitFor(async () => {
+    const attempts = await control.callbacks(marker);
+    return attempts.length >= 4 && attempts;
+  }, 10_000);
+  // Today every retry is answered 409: the generation is still SUBMITTING.
+  console.info(`[faults] mid-submit callbacks: ${refused.map((a) => a.status).join(", ")}`);
+  // Past the cron's abandonment window.
+  await prisma.generation.update({ where: { id: row!.id }, data: { createdAt: new Date(Date.now() - 10 * 60_000) } });
+  await reconcile(after);
+  const [task] = await control.tasks(marker);
+  expect(task).toMatchObject({ state: "SUCCESS" });
+  expect(await prisma.generation.findUniqueOrThrow({ where: { id: row!.id } })).toMatchObject({
+    state: "SUCCESS",
+    taskId: task!.taskId,
+    creditsConsumed: task!.creditsConsumed,
+  });
+});
