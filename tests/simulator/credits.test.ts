@@ -17,13 +17,13 @@ async function run(model: string, input: Record<string, unknown>, m: string) {
 
 describe("models and prices", () => {
   test.each([
-    ["alpha-2.5-first-last-frame-480p", inputs.frames, 0.1408],
-    ["alpha-2.5-text-to-video-480p", inputs.text, 0.1408],
-    ["alpha-2.5-text-to-video", inputs.text, 0.1408],
-    ["beta-1-1/reference-to-video", inputs.reference, 0.1], // simulated rate: the spec says "pay-per-use"
-    ["gamma/reference-to-video", inputs.reference, 0.12], // simulated rate
-    ["delta-h3/reference-to-video", inputs.reference, 0.1181],
-  ])("%s costs %#: %f per second × duration", async (model, input, perSecond) => {
+    ["alpha-2.5-first-last-frame-480p", 0.1408, inputs.frames],
+    ["alpha-2.5-text-to-video-480p", 0.1408, inputs.text],
+    ["alpha-2.5-text-to-video", 0.1408, inputs.text],
+    ["beta-1-1/reference-to-video", 0.1, inputs.reference], // simulated rate: the spec says "pay-per-use"
+    ["gamma/reference-to-video", 0.12, inputs.reference], // simulated rate
+    ["delta-h3/reference-to-video", 0.1181, inputs.reference],
+  ])("%s costs %f USD per output second", async (model, perSecond, input) => {
     for (const seconds of [3, 7]) {
       const m = marker("price");
       const before = await sim.credits();
