@@ -1,0 +1,145 @@
+// The app failing its callbacks for a while — answering 5xx, answering too
+// slowly, or its database locked — and the gateway's retries carrying every
+// outcome through exactly once.
+import { createClient } from "@libsql/client";
+import { afterAll, expect, test } from "vitest";
+import { startApp, waitFor } from "../support/app";
+import { submitPrompt } from "../support/generations";
+import { uniqueMarker } from "../support/simulator-control";
+import { useFreshDatabase } from "./support/database";
+import { startFaultProxy } from "./support/fault-proxy";
+import { expectNothingLost } from "./support/invariants";
+
+const db = useFreshDatabase("callbacks");
+/** Per callback token: how many deliveries to fail with 503, or to hold past the gateway's timeout. */
+const failFirst = new Map<string, number>();
+const holdFirst = new Map<string, number>();
+const proxy = await startFaultProxy(({ path }) => {
+  const token = new URL(path, "http://x").searchParams.get("token") ?? "";
+  const id = token.slice(0, token.lastIndexOf("."));
+  const fails = failFirst.get(id) ?? 0;
+  if (fails > 0) {
+    failFirst.set(id, fails - 1);
+    return { fail: 503 };
+  }
+  const holds = holdFirst.get(id) ?? 0;
+  if (holds > 0) {
+    holdFirst.set(id, holds - 1);
+    return { delayMs: 700 };
+  }
+  return {};
+});
+const app = await startApp({
+  env: { PUBLIC_BASE_URL: proxy.url },
+  simulatorEnv: { SIMULATOR_CALLBACK_RETRIES: "6", SIMULATOR_CALLBACK_BACKOFF_MS: "150", SIMULATOR_CALLBACK_TIMEOUT_MS: "400", SIMULATOR_START_CREDITS: "1000" },
+});
+proxy.setTarget(app.baseUrl);
+const { prisma } = await import("@/lib/db");
+
+afterAll(async () => {
+  await app.close();
+  await proxy.close();
+});
+
+/** Submits `count` tasks whose callbacks the simulator delivers; `before` runs on each id first. */
+async function submitMany(label: string, count: number, before: (id: string) => void = () => {}) {
+  const marker = uniqueMarker(label);
+  // Pending long enough to arm the proxy for each generation before its callback.
+  await app.simulator.scenario({ match: marker, pendingMs: 500 });
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const { status, body } = await submitPrompt(app, `reed ${i} ${marker}`);
+    expect(status).toBe(201);
+    before(body.id as string);
+    ids.push(body.id as string);
+  }
+  return { marker, ids };
+}
+const allDone = (ids: string[]) =>
+  waitFor(async () => (await prisma.generation.count({ where: { id: { in: ids }, state: "SUCCESS" } })) === ids.length, 20_000);
+
+test.each([1, 2, 3])("answered 503 %i times, then accepted on the gateway's retry: one transition, one charge", async (failures) => {
+  const { marker, ids } = await submitMany(`5xx-${failures}`, 3, (id) => failFirst.set(id, failures));
+  await allDone(ids);
+  await expectNothingLost({ prisma, simulator: app.simulator, marker, ids });
+  const attempts = await app.simulator.callbacks(marker);
+  for (const task of await app.simulator.tasks(marker)) {
+    expect(attempts.filter((a) => a.taskId === task.taskId).map((a) => a.status)).toEqual([...Array(failures).fill(503), 200]);
+  }
+});
+
+test("answered too slowly (the gateway times out and retries while the first delivery lands): one transition", async () => {
+  const { marker, ids } = await submitMany("slow", 3, (id) => holdFirst.set(id, 1));
+  await allDone(ids);
+  // Let the held first deliveries land after the retries did.
+  await new Promise((resolve) => setTimeout(resolve, 800));
+  await expectNothingLost({ prisma, simulator: app.simulator, marker, ids });
+  const outcomes = await prisma.delivery.groupBy({ by: ["outcome"], where: { generationId: { in: ids } }, _count: true });
+  expect(Object.fromEntries(outcomes.map((o) => [o.outcome, o._count]))).toEqual({ APPLIED: 3, DUPLICATE: 3 });
+  expect((await app.simulator.callbacks(marker)).filter((a) => a.status === "timeout")).toHaveLength(3);
+});
+
+/** Holds SQLite's write lock from another connection, as a migration, a backup or a second instance would. */
+async function lockDatabase() {
+  const client = createClient({ url: db.url });
+  await client.execute("BEGIN IMMEDIATE");
+  return {
+    async release() {
+      await client.execute("ROLLBACK");
+      client.close();
+    },
+  };
+}
+
+test.each([1, 2, 3])("round %i: database locked 1.5 s while callbacks and a submit arrive: nothing lost, nothing charged twice", async () => {
+  const { marker, ids } = await submitMany("locked", 4);
+  const lock = await lockDatabase();
+  const started = Date.now();
+  const during = await submitPrompt(app, `reed late ${marker}`);
+  const waited = Date.now() - started;
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1_500 - waited)));
+  await lock.release();
+  if (during.status === 201) ids.push(during.body.id as string);
+  else {
+    // Refused during the lock (see the known gap below): then nothing was stored or sent.
+    expect(during.status).toBe(500);
+    expect(await prisma.generation.count({ where: { prompt: `reed late ${marker}` } })).toBe(0);
+    expect((await app.simulator.requests(`reed late ${marker}`)).length).toBe(0);
+  }
+  await allDone(ids);
+  await expectNothingLost({ prisma, simulator: app.simulator, marker, ids });
+  // Every callback refused during the lock was retried until it landed.
+  for (const task of await app.simulator.tasks(marker)) {
+    expect((await app.simulator.callbacks(marker)).filter((a) => a.taskId === task.taskId).at(-1)?.status).toBe(200);
+  }
+});
+
+// Known gap (docs/RELIABILITY.md, "database locked"): lib/db.ts sets
+// busy_timeout once, on the first connection; @libsql/client hands that
+// connection to the first transaction and opens a new one without it, so a
+// moment of lock fails at once (P1008 / SQLITE_BUSY → 500) instead of waiting.
+test.fails("a lock shorter than busy_timeout is waited out: the submit is 201 and no callback is refused", async () => {
+  const { marker, ids } = await submitMany("waited", 2);
+  const lock = await lockDatabase();
+  const during = submitPrompt(app, `reed waited ${marker}`);
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  await lock.release();
+  expect((await during).status).toBe(201);
+  await allDone(ids);
+  expect((await app.simulator.callbacks(marker)).map((a) => a.status)).toEqual([200, 200]);
+});
+
+test("database locked past busy_timeout: the callback is answered 500 (not 2xx), and the retry after the lock applies it", async () => {
+  const marker = uniqueMarker("busy");
+  await app.simulator.scenario({ match: marker, pendingMs: 300, callback: { retries: 6, backoffMs: 1_000 } });
+  const { body } = await submitPrompt(app, `reed busy ${marker}`);
+  const lock = await lockDatabase();
+  await new Promise((resolve) => setTimeout(resolve, 6_500));
+  await lock.release();
+  const id = body.id as string;
+  await allDone([id]);
+  await expectNothingLost({ prisma, simulator: app.simulator, marker, ids: [id] });
+  const statuses = (await app.simulator.callbacks(marker)).map((a) => a.status);
+  expect(statuses[0]).toBe(500);
+  expect(statuses.at(-1)).toBe(200);
+}, 30_000);
