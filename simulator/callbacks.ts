@@ -65,6 +65,7 @@ export class CallbackSender {
     }
     if (generation !== this.generation) return; // reset since: forget it
     this.attempts.push({ taskId: task.taskId, state, copy, attempt, status, at: started });
+    if (this.attempts.length > 10_000) this.attempts.shift();
     const ok = typeof status === "number" && status >= 200 && status < 300;
     const retry = !ok && attempt <= delivery.retries ? delivery.backoffMs * 2 ** (attempt - 1) : null;
     const next = ok ? "" : retry === null ? ", giving up" : `, retry in ${retry}ms`;

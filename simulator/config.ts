@@ -11,7 +11,6 @@ const flag = (fallback: boolean) =>
 
 /** Settings that PATCH /__control/config may change at run time. */
 const runtimeShape = {
-  SIMULATOR_START_CREDITS: num(100),
   SIMULATOR_PENDING_MS: num(3000),
   SIMULATOR_PENDING_JITTER_MS: num(1000),
   SIMULATOR_FAILURE_RATE: rate(0),
@@ -48,6 +47,8 @@ const schema = z.object({
     .default("")
     .transform((s) => s.split(",").map((k) => k.trim()).filter(Boolean)),
   SIMULATOR_LOG: z.enum(["requests", "quiet"]).default("requests"),
+  /** The balance at start and after a reset without credits (POST /__control/credits sets it at run time). */
+  SIMULATOR_START_CREDITS: num(100),
   ...runtimeShape,
 });
 

@@ -97,7 +97,8 @@ export class SimulatedGateway {
     if (outcome === "success") {
       task.state = "SUCCESS";
       task.creditsConsumed = task.cost;
-      this.balance = round(this.balance - task.cost);
+      // Clamped: POST /__control/credits may have set the balance below what was held.
+      this.balance = Math.max(0, round(this.balance - task.cost));
       const sample = SAMPLES[parseInt(task.taskId.slice(-2), 16) % SAMPLES.length];
       task.resultUrls = [`${this.publicUrl()}/media/${task.taskId}/${sample}`];
     } else {

@@ -124,6 +124,14 @@ describe("credits ledger", () => {
     expect(await sim.credits()).toEqual({ credits: 50, held: 0 });
   });
 
+  test("a balance set below what pending tasks hold still never goes negative", async () => {
+    const m = marker("underwater");
+    await sim.submit(inputs.text(`a ${m}`, 10));
+    await sim.control.setCredits(0.5);
+    await sim.control.settle(m);
+    expect(await sim.credits()).toEqual({ credits: 0, held: 0 });
+  });
+
   test("a negative balance cannot be set", async () => {
     const response = await fetch(`${sim.url}/__control/credits`, { method: "POST", body: JSON.stringify({ credits: -1 }) });
     expect(response.status).toBe(422);

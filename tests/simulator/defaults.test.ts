@@ -29,13 +29,12 @@ describe("defaults", () => {
   const sim = plain;
 
   test("127.0.0.1:4010, key sim-dev-key, 100 credits", async () => {
-    expect(loadConfig({})).toMatchObject({ SIMULATOR_HOST: "127.0.0.1", SIMULATOR_PORT: 4010, SIMULATOR_API_KEY: "sim-dev-key", SIMULATOR_EXTRA_API_KEYS: [] });
+    expect(loadConfig({})).toMatchObject({ SIMULATOR_HOST: "127.0.0.1", SIMULATOR_PORT: 4010, SIMULATOR_API_KEY: "sim-dev-key", SIMULATOR_EXTRA_API_KEYS: [], SIMULATOR_START_CREDITS: 100 });
     expect(await sim.credits()).toEqual({ credits: 100, held: 0 });
   });
 
   test("run-time settings as the README documents them", async () => {
     expect(await sim.control.config()).toEqual({
-      SIMULATOR_START_CREDITS: 100,
       SIMULATOR_PENDING_MS: 3000,
       SIMULATOR_PENDING_JITTER_MS: 1000,
       SIMULATOR_FAILURE_RATE: 0,
