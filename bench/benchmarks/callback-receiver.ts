@@ -1,0 +1,85 @@
+// 1. The callback receiver under load: distinct PENDING tasks, each finished by
+// one complete flat callback, beside GET /api/ping (an empty route handler of
+// the same app) at the same concurrency.
+import { runLoad, type LoadFigures } from "../cannon";
+import { seedPending, successBody, tallyOutcomes, type BenchDb, type SeededTask } from "../db";
+import type { Section } from "../report";
+import type { Stack } from "../stack";
+
+const CONNECTIONS = 64;
+const CALLBACKS = Number(process.env.BENCH_CALLBACKS ?? 2000);
+const PING_SECONDS = 6;
+const WARM_UP_CALLBACKS = 256;
+
+export async function benchCallbackReceiver(stack: Stack, db: BenchDb): Promise<Section> {
+  const load = (job: Parameters<typeof runLoad>[0]) => runLoad(job, { workDir: stack.workDir, timeoutMs: 120_000 });
+  const ping = () => load({ url: `${stack.appUrl}/api/ping`, connections: CONNECTIONS, duration: PING_SECONDS });
+  const callbacks = (tasks: SeededTask[]) =>
+    load({
+      url: `${stack.appUrl}/api/webhooks/gateway`,
+      connections: CONNECTIONS,
+      amount: tasks.length,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      items: tasks.map((t) => ({ path: `/api/webhooks/gateway?token=${encodeURIComponent(t.token)}`, body: successBody(t) })),
+    });
+
+  // Warm-up (JIT, route compilation, connection pools), not reported.
+  await load({ url: `${stack.appUrl}/api/ping`, connections: CONNECTIONS, duration: 2 });
+  await callbacks(await seedPending(db, { prefix: "warm", count: WARM_UP_CALLBACKS, secret: stack.webhookSecret }));
+
+  // The baseline is measured before and after, and averaged, so that drift of a shared machine during the run shows.
+  const before = await ping();
+  const tasks = await seedPending(db, { prefix: "cb", count: CALLBACKS, secret: stack.webhookSecret });
+  const received = await callbacks(tasks);
+  const after = await ping();
+  const baseline = average(before, after);
+  const tally = await tallyOutcomes(db, tasks.map((t) => t.id));
+
+  const failures = received.non2xx + received.errors + received.timeouts;
+  const rpsRatio = received.rps / baseline.rps;
+  const label = `GET /api/ping, ${CONNECTIONS} connections`;
+  return {
+    title: "1. Callback receiver",
+    setup: `${CALLBACKS.toLocaleString("en-US")} PENDING generations with distinct task ids seeded in the database; autocannon posts each one complete flat \`SUCCESS\` body (\`{taskId, state, resultUrls, creditsConsumed}\`) with that generation's callback token, ${CONNECTIONS} connections, each task exactly once. Baseline: \`GET /api/ping\` (empty handler, no database) at the same concurrency, ${PING_SECONDS} s before and ${PING_SECONDS} s after (${fmtRps(before.rps)} and ${fmtRps(after.rps)} req/s; averaged). A warm-up of ${WARM_UP_CALLBACKS} callbacks and 2 s of pings is not counted.`,
+    figures: [
+      { label: "Requests/s", value: received.rps, unit: "req/s", baseline: { label, value: baseline.rps } },
+      { label: "Latency p50", value: received.p50, unit: "ms", baseline: { label, value: baseline.p50 } },
+      { label: "Latency p99", value: received.p99, unit: "ms", baseline: { label, value: baseline.p99 } },
+      { label: "Latency max", value: received.max, unit: "ms", baseline: { label, value: baseline.max } },
+      { label: "Non-2xx, errors, timeouts", value: failures, unit: "", baseline: { label: "expected", value: 0 } },
+      { label: "Generations SUCCESS", value: tally.success, unit: "", baseline: { label: "seeded", value: CALLBACKS } },
+      { label: "Generations with exactly one APPLIED delivery", value: tally.appliedOnce, unit: "", baseline: { label: "seeded", value: CALLBACKS } },
+    ],
+    targets: [
+      { label: "≥ 0.6 × the baseline's requests/s", met: rpsRatio >= 0.6, detail: `${rpsRatio.toFixed(2)}× (${fmtRps(received.rps)} vs ${fmtRps(baseline.rps)} req/s)` },
+      { label: `p99 < 50 ms at ${CONNECTIONS} connections`, met: received.p99 < 50, detail: `p99 ${received.p99} ms (p50 ${received.p50} ms)` },
+      { label: "no errors", met: failures === 0, detail: `${failures} non-2xx/errors/timeouts of ${received.requests} (${describeCodes(received.statusCodes)})` },
+      {
+        label: "every task terminal exactly once",
+        met: tally.success === CALLBACKS && tally.appliedOnce === CALLBACKS && tally.appliedTwiceOrMore === 0,
+        detail: `${tally.success}/${CALLBACKS} SUCCESS, ${tally.appliedOnce} with one APPLIED delivery, ${tally.appliedTwiceOrMore} with more; deliveries ${describeCodes(tally.outcomes)}`,
+      },
+    ],
+    notes: [],
+  };
+}
+
+function average(a: LoadFigures, b: LoadFigures): LoadFigures {
+  const mean = (x: number, y: number) => (x + y) / 2;
+  return {
+    ...a,
+    requests: a.requests + b.requests,
+    seconds: a.seconds + b.seconds,
+    rps: mean(a.rps, b.rps),
+    p50: mean(a.p50, b.p50),
+    p99: mean(a.p99, b.p99),
+    max: Math.max(a.max, b.max),
+  };
+}
+
+const fmtRps = (n: number) => Math.round(n).toLocaleString("en-US");
+export const describeCodes = (counts: Record<string, number>) =>
+  Object.entries(counts)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join(", ") || "none";

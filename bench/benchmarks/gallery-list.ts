@@ -1,0 +1,68 @@
+// 4. The gallery list at 10 000 generations: latency of GET /api/generations
+// beside GET /api/ping, and what a poll costs when nothing changed.
+import http from "node:http";
+import { runLoad } from "../cannon";
+import { seedSucceeded, type BenchDb } from "../db";
+import type { Section } from "../report";
+import type { Stack } from "../stack";
+import { describeCodes } from "./callback-receiver";
+
+const GENERATIONS = 10_000;
+const CONNECTIONS = 8;
+const SECONDS = 6;
+
+export async function benchGalleryList(stack: Stack, db: BenchDb): Promise<Section> {
+  const existing = await db.generation.count();
+  await seedSucceeded(db, { prefix: "gallery", count: Math.max(0, GENERATIONS - existing), mediaBase: stack.simulatorUrl });
+  const total = await db.generation.count();
+
+  const listUrl = `${stack.appUrl}/api/generations`;
+  const load = (url: string, headers?: Record<string, string>) =>
+    runLoad({ url, connections: CONNECTIONS, duration: SECONDS, headers }, { workDir: stack.workDir, timeoutMs: 60_000 });
+  const full = await responseSize(listUrl);
+  const unchanged = await responseSize(listUrl, { "If-None-Match": full.etag });
+
+  await load(listUrl); // warm-up
+  const ping = await load(`${stack.appUrl}/api/ping`);
+  const list = await load(listUrl);
+  const conditional = await load(listUrl, { "If-None-Match": full.etag });
+  const label = `GET /api/ping, ${CONNECTIONS} connections`;
+  const all304 = (conditional.statusCodes["304"] ?? 0) === conditional.requests && conditional.requests > 0;
+
+  return {
+    title: "4. Gallery list endpoint",
+    setup: `${total.toLocaleString("en-US")} generations in the database (${GENERATIONS.toLocaleString("en-US")} target; the rest seeded as finished videos), first page (24 items, newest first). autocannon, ${CONNECTIONS} connections, ${SECONDS} s per run after a warm-up; baseline \`GET /api/ping\` at the same concurrency. Bytes counted on the wire (status line, headers and body) of one request each.`,
+    figures: [
+      { label: "Latency p50", value: list.p50, unit: "ms", baseline: { label, value: ping.p50 } },
+      { label: "Latency p99", value: list.p99, unit: "ms", baseline: { label, value: ping.p99 } },
+      { label: "Requests/s", value: list.rps, unit: "req/s", baseline: { label, value: ping.rps } },
+      { label: "Conditional poll (If-None-Match) p50", value: conditional.p50, unit: "ms", baseline: { label: "unconditional list p50", value: list.p50 } },
+      { label: "Conditional poll (If-None-Match) p99", value: conditional.p99, unit: "ms", baseline: { label: "unconditional list p99", value: list.p99 } },
+      { label: "Bytes per poll, nothing changed", value: unchanged.bytes, unit: "B", baseline: { label: `full page, ${full.status}`, value: full.bytes } },
+    ],
+    targets: [
+      {
+        label: "a poll that finds nothing changed does not resend the list",
+        met: unchanged.status === 304 && all304,
+        detail: `HTTP ${unchanged.status}, ${unchanged.bytes} B vs ${full.bytes.toLocaleString("en-US")} B (${(unchanged.bytes / full.bytes).toFixed(3)}×); under load ${describeCodes(conditional.statusCodes)}`,
+      },
+      { label: "p50/p99 reported", met: list.non2xx === 0 && list.errors === 0, detail: `p50 ${list.p50} ms, p99 ${list.p99} ms (${describeCodes(list.statusCodes)})` },
+    ],
+    notes: [],
+  };
+}
+
+/** One request; the bytes the client read off the socket for the whole response. */
+function responseSize(url: string, headers: Record<string, string> = {}): Promise<{ status: number; bytes: number; etag: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(url, { headers: { ...headers, Connection: "close" }, agent: false }, (response) => {
+      response.resume();
+      response.on("end", () => {
+        const socket = response.socket;
+        setImmediate(() => resolve({ status: response.statusCode ?? 0, bytes: socket.bytesRead, etag: String(response.headers.etag ?? "") }));
+      });
+    });
+    request.on("error", reject);
+    request.setTimeout(10_000, () => request.destroy(new Error(`${url} timed out`)));
+  });
+}

@@ -1,0 +1,104 @@
+// Direct database access for the benchmarks: seeding rows the way the app
+// would have written them, and reading back what the load did.
+import { PrismaLibSQL } from "@prisma/adapter-libsql";
+import { PrismaClient } from "../lib/generated/prisma/client";
+import { callbackTokenFor } from "../lib/generations/callback-token";
+
+export type BenchDb = PrismaClient;
+export type SeededTask = { id: string; taskId: string; token: string };
+
+const MODEL = "alpha-2.5-text-to-video-480p";
+const CHUNK = 500;
+
+export async function openDatabase(url: string): Promise<BenchDb> {
+  const prisma = new PrismaClient({ adapter: new PrismaLibSQL({ url }) });
+  await prisma.$queryRawUnsafe("PRAGMA busy_timeout = 5000");
+  return prisma;
+}
+
+/** PENDING generations with distinct task ids, as a submit leaves them, and each one's callback token. */
+export async function seedPending(db: BenchDb, { prefix, count, secret }: { prefix: string; count: number; secret: string }): Promise<SeededTask[]> {
+  const now = new Date();
+  const tasks = Array.from({ length: count }, (_, i) => {
+    const id = `${prefix}-${String(i).padStart(6, "0")}`;
+    return { id, taskId: `task_${id}`, token: callbackTokenFor(id, secret) };
+  });
+  for (let i = 0; i < tasks.length; i += CHUNK) {
+    await db.generation.createMany({
+      data: tasks.slice(i, i + CHUNK).map((t) => ({
+        id: t.id,
+        taskId: t.taskId,
+        model: MODEL,
+        state: "PENDING" as const,
+        prompt: `bench ${t.id}`,
+        input: JSON.stringify({ duration: 5 }),
+        lastHeardAt: now,
+        createdAt: now,
+      })),
+    });
+  }
+  return tasks;
+}
+
+/** Finished generations, newest first from now backwards, as a busy gallery holds them. */
+export async function seedSucceeded(db: BenchDb, { prefix, count, mediaBase }: { prefix: string; count: number; mediaBase: string }): Promise<void> {
+  const now = Date.now();
+  for (let i = 0; i < count; i += CHUNK) {
+    const rows = Array.from({ length: Math.min(CHUNK, count - i) }, (_, j) => {
+      const n = i + j;
+      const id = `${prefix}-${String(n).padStart(6, "0")}`;
+      const createdAt = new Date(now - n * 1000);
+      return {
+        id,
+        taskId: `task_${id}`,
+        model: MODEL,
+        state: "SUCCESS" as const,
+        prompt: `A paper boat drifting down a rain-soaked street at dusk, take ${n}`,
+        input: JSON.stringify({ duration: 5, aspect_ratio: "16:9" }),
+        resultUrls: JSON.stringify([`${mediaBase}/media/${id}.mp4`]),
+        creditsConsumed: 0.704,
+        lastHeardAt: createdAt,
+        createdAt,
+        completedAt: new Date(createdAt.getTime() + 30_000),
+      };
+    });
+    await db.generation.createMany({ data: rows });
+  }
+}
+
+/** The flat task body a gateway posts when a task succeeds. */
+export function successBody(task: SeededTask): string {
+  return JSON.stringify({
+    taskId: task.taskId,
+    state: "SUCCESS",
+    resultUrls: [`https://cdn.example.com/results/${task.taskId}.mp4`],
+    creditsConsumed: 0.704,
+  });
+}
+
+/** How the load ended for these generations: states, and the deliveries recorded for each. */
+export async function tallyOutcomes(db: BenchDb, ids: string[]) {
+  const rows = [];
+  const deliveries = [];
+  // SQLite bounds the parameters of one statement.
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const chunk = ids.slice(i, i + CHUNK);
+    rows.push(...(await db.generation.findMany({ where: { id: { in: chunk } }, select: { id: true, state: true, creditsConsumed: true } })));
+    deliveries.push(...(await db.delivery.groupBy({ by: ["generationId", "outcome"], where: { generationId: { in: chunk } }, _count: { _all: true } })));
+  }
+  const applied = new Map<string, number>();
+  const outcomes: Record<string, number> = {};
+  for (const d of deliveries) {
+    outcomes[d.outcome] = (outcomes[d.outcome] ?? 0) + d._count._all;
+    if (d.outcome === "APPLIED" && d.generationId) applied.set(d.generationId, d._count._all);
+  }
+  return {
+    success: rows.filter((r) => r.state === "SUCCESS").length,
+    pending: rows.filter((r) => r.state === "PENDING").length,
+    charged: rows.filter((r) => (r.creditsConsumed ?? 0) > 0).length,
+    creditsTotal: rows.reduce((sum, r) => sum + (r.creditsConsumed ?? 0), 0),
+    appliedOnce: ids.filter((id) => applied.get(id) === 1).length,
+    appliedTwiceOrMore: ids.filter((id) => (applied.get(id) ?? 0) > 1).length,
+    outcomes,
+  };
+}

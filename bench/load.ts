@@ -1,0 +1,40 @@
+// The load generator, run as its own process so that it does not share an
+// event loop with the orchestrator: reads a job file, runs autocannon, and
+// writes the result file. `items` gives each request its own path and body,
+// in order, across all connections.
+import fs from "node:fs";
+import autocannon, { type Options } from "autocannon";
+
+export type LoadJob = {
+  url: string;
+  connections: number;
+  /** Seconds; ignored when `amount` is set. */
+  duration?: number;
+  amount?: number;
+  method?: "GET" | "POST";
+  headers?: Record<string, string>;
+  items?: { path: string; body: string }[];
+};
+
+const [jobFile, resultFile] = process.argv.slice(2);
+if (!jobFile || !resultFile) throw new Error("usage: load.ts <job.json> <result.json>");
+const job = JSON.parse(fs.readFileSync(jobFile, "utf8")) as LoadJob;
+
+const options: Options = {
+  url: job.url,
+  connections: job.connections,
+  // autocannon refuses an explicit undefined duration.
+  ...(job.amount ? { amount: job.amount } : { duration: job.duration ?? 10 }),
+  method: job.method ?? "GET",
+  headers: job.headers ?? {},
+  timeout: 10,
+};
+const items = job.items;
+if (items) {
+  let next = 0;
+  // One shared cursor: each request takes the next item, whichever connection sends it.
+  options.requests = [{ setupRequest: (request) => ({ ...request, ...items[next++ % items.length] }) }];
+}
+
+const result = await autocannon(options);
+fs.writeFileSync(resultFile, JSON.stringify(result));
