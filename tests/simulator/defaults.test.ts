@@ -1,6 +1,6 @@
 // What the simulator does with no settings at all, what it does with env
 // settings, how it refuses bad ones, and the log it prints.
-import { spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { afterAll, describe, expect, test } from "vitest";
 import { loadConfig } from "@/simulator/config";
 import { inputs, launchSimulator, marker, sleep, startReceiver, until } from "./harness";
@@ -27,6 +27,8 @@ afterAll(async () => {
 
 describe("defaults", () => {
   const sim = plain;
+  // Submitted now and read at the end, after the 7 s of the retry schedule, to check its default PENDING time.
+  const defaultTask = sim.submit(inputs.text(`default pending ${marker("pending")}`, 1));
 
   test("127.0.0.1:4010, key sim-dev-key, 100 credits", async () => {
     expect(loadConfig({})).toMatchObject({ SIMULATOR_HOST: "127.0.0.1", SIMULATOR_PORT: 4010, SIMULATOR_API_KEY: "sim-dev-key", SIMULATOR_EXTRA_API_KEYS: [], SIMULATOR_START_CREDITS: 100 });
@@ -56,12 +58,6 @@ describe("defaults", () => {
     });
   });
 
-  test("a task is PENDING for 3–4 s by default", async () => {
-    const { taskId } = await sim.submit(inputs.text(`default pending ${marker("pending")}`, 1));
-    await sleep(2500);
-    expect((await sim.task(taskId)).state).toBe("PENDING");
-  });
-
   test("a failing receiver is retried 3 times, at 1 s, 2 s and 4 s", { timeout: 15_000 }, async () => {
     const m = marker("schedule");
     await sim.control.scenario({ match: m, pendingMs: 0 });
@@ -77,6 +73,13 @@ describe("defaults", () => {
     expect(gaps[2]).toBeLessThan(4500);
     await sleep(500);
     expect(receiver.hits).toHaveLength(4);
+  });
+
+  test("a task is PENDING for 3–4 s by default", async () => {
+    const task = await sim.task((await defaultTask).taskId);
+    expect(task.state).toBe("SUCCESS");
+    expect(Date.parse(task.completeTime!) - Date.parse(task.createTime)).toBeGreaterThanOrEqual(3000);
+    expect(Date.parse(task.completeTime!) - Date.parse(task.createTime)).toBeLessThanOrEqual(4000);
   });
 });
 
@@ -120,18 +123,19 @@ describe("environment", () => {
     expect(sim.output.join("\n")).not.toContain("sim-dev-key");
   });
 
-  test.each([
+  // Concurrent: each one is a process start.
+  test.concurrent.each([
     ["SIMULATOR_FAILURE_RATE", "2"],
     ["SIMULATOR_PORT", "99999"],
     ["SIMULATOR_CALLBACK_SHAPE", "xml"],
     ["SIMULATOR_PENDING_MS", "-5"],
-  ])("an invalid %s stops it at start with a message naming it", (name, value) => {
-    const run = spawnSync(process.execPath, ["--import", "tsx", "simulator/main.ts"], {
-      env: { ...process.env, SIMULATOR_PORT: "0", [name]: value },
-      encoding: "utf8",
-      timeout: 20_000,
+  ])("an invalid %s stops it at start with a message naming it", async (name, value) => {
+    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      execFile(process.execPath, ["--import", "tsx", "simulator/main.ts"], { env: { ...process.env, SIMULATOR_PORT: "0", [name]: value }, timeout: 20_000 }, (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr }),
+      );
     });
-    expect(run.status).not.toBe(0);
+    expect(run.code).not.toBe(0);
     expect(run.stderr).toContain(name);
     expect(run.stdout).not.toContain("listening on");
   });
