@@ -65,7 +65,7 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
           ))}
         </select>
         <p id="model-help" className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">
-          {KIND_LABELS[model.kind]} · {priceLabel(model)} · <code className="break-all">{model.id}</code>
+          {KIND_LABELS[model.kind]} · {priceLabel(model)} · <code>{model.id}</code>
         </p>
         <FieldErrors id="model-error" messages={errors.model} />
       </div>
