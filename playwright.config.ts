@@ -7,6 +7,10 @@ import { defineConfig, devices } from "@playwright/test";
 export const APP_PORT = Number(process.env.E2E_APP_PORT ?? 3100);
 export const SIMULATOR_URL = `http://127.0.0.1:${process.env.E2E_SIMULATOR_PORT ?? 4110}`;
 const baseURL = `http://127.0.0.1:${APP_PORT}`;
+// Distinctive secrets, so that tests/e2e/secrets.spec.ts can search for them
+// in what the browser receives.
+export const E2E_GATEWAY_API_KEY = "fh-e2e-gateway-key-7Qx2vLr9Tz4mWc8N";
+export const E2E_WEBHOOK_SECRET = "fh-e2e-webhook-secret-Kp3sH6dYb1Rf5Ju0";
 
 // Playwright never downloads a browser here: it drives the system Chromium.
 const SYSTEM_CHROMIUM = "/usr/bin/chromium";
@@ -72,6 +76,9 @@ export default defineConfig({
       SIMULATOR_PENDING_MS: "2000",
       SIMULATOR_PENDING_JITTER_MS: "500",
       SIMULATOR_START_CREDITS: "1000",
+      GATEWAY_API_KEY: E2E_GATEWAY_API_KEY,
+      SIMULATOR_API_KEY: E2E_GATEWAY_API_KEY,
+      WEBHOOK_SECRET: E2E_WEBHOOK_SECRET,
       // Every flow submits from 127.0.0.1; the limit has its own tests.
       SUBMIT_RATE_LIMIT: "0",
       NEXT_TELEMETRY_DISABLED: "1",

@@ -78,7 +78,7 @@ const request = fc.record({
   body,
 });
 
-type Attempt = fc.infer<typeof request>;
+type Attempt = typeof request extends fc.Arbitrary<infer T> ? T : never;
 
 async function send(attempt: Attempt, resolveToken: (t: Attempt["token"]) => string | null) {
   const tokenValue = resolveToken(attempt.token);

@@ -1,0 +1,76 @@
+// The gateway key and the webhook secret live on the server only: never in a
+// client bundle, a served page, or an API answer (error answers included).
+import fs from "node:fs";
+import path from "node:path";
+import { callbackTokenFor } from "../../lib/generations/callback-token";
+import { E2E_GATEWAY_API_KEY, E2E_WEBHOOK_SECRET } from "../../playwright.config";
+import { expect, test } from "./fixtures";
+
+const SECRETS = { GATEWAY_API_KEY: E2E_GATEWAY_API_KEY, WEBHOOK_SECRET: E2E_WEBHOOK_SECRET };
+const distDir = process.env.NEXT_DIST_DIR || ".next";
+
+function filesUnder(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    return entry.isDirectory() ? filesUnder(full) : [full];
+  });
+}
+
+function leaks(text: string, extra: Record<string, string> = {}): string[] {
+  return Object.entries({ ...SECRETS, ...extra }).filter(([, value]) => text.includes(value)).map(([name]) => name);
+}
+
+test("the client bundles hold neither secret", () => {
+  const files = filesUnder(path.join(distDir, "static"));
+  const scripts = files.filter((f) => f.endsWith(".js"));
+  // A scan of nothing proves nothing.
+  expect(scripts.length).toBeGreaterThan(5);
+  const found = files.flatMap((file) => leaks(fs.readFileSync(file, "latin1")).map((name) => `${name} in ${file}`));
+  expect(found).toEqual([]);
+});
+
+test("served pages and API answers hold neither secret nor a callback token", async ({ request, simulator }) => {
+  const created = await request.post("/api/generations", {
+    data: { model: "alpha-2.5-text-to-video-480p", input: { prompt: simulator.prompt("A kite over dunes"), duration: 2 } },
+  });
+  expect(created.status()).toBe(201);
+  const { id } = (await created.json()) as { id: string };
+  // Whoever holds a generation's callback token can report its outcome: it must not reach the browser either.
+  const token = callbackTokenFor(id, E2E_WEBHOOK_SECRET);
+
+  const answers: [string, Promise<import("@playwright/test").APIResponse>][] = [
+    ["/", request.get("/")],
+    [`/generations/${id}`, request.get(`/generations/${id}`)],
+    ["/generations/unknown", request.get("/generations/does-not-exist")],
+    ["GET /api/generations", request.get("/api/generations")],
+    [`GET /api/generations/${id}`, request.get(`/api/generations/${id}`)],
+    ["GET /api/credits", request.get("/api/credits")],
+    ["GET /api/health", request.get("/api/health")],
+    ["bad JSON", request.post("/api/generations", { headers: { "Content-Type": "application/json" }, data: "{nope" })],
+    ["bad input", request.post("/api/generations", { data: { model: "nope", input: { prompt: 1 } } })],
+    ["forged callback", request.post("/api/webhooks/gateway?token=forged.token", { data: { taskId: "x", state: "SUCCESS" } })],
+    ["callback GET", request.get("/api/webhooks/gateway")],
+    ["cron without secret", request.get("/api/cron/reconcile", { headers: { Authorization: "Bearer wrong" } })],
+  ];
+  for (const [name, pending] of answers) {
+    const response = await pending;
+    expect(response.status(), name).toBeLessThan(500);
+    const text = `${JSON.stringify(response.headers())}\n${await response.text()}`;
+    expect(leaks(text, { callbackToken: token }), name).toEqual([]);
+  }
+});
+
+test("the browser never sees a secret on the wire while using the app", async ({ page, gallery, simulator }) => {
+  const seen: string[] = [];
+  page.on("response", async (response) => {
+    const body = await response.body().catch(() => Buffer.alloc(0));
+    seen.push(...leaks(body.toString("latin1") + JSON.stringify(await response.allHeaders())).map((name) => `${name} in ${response.url()}`));
+  });
+  await gallery.goto();
+  await gallery.submit(simulator.prompt("A lighthouse at dawn"));
+  await expect(gallery.card(simulator.marker).getByTestId("state-badge")).toHaveText("Ready");
+  await gallery.card(simulator.marker).getByRole("link", { name: /^Details/ }).click();
+  await expect(page).toHaveURL(/\/generations\//);
+  await page.waitForLoadState("networkidle");
+  expect(seen).toEqual([]);
+});

@@ -1,0 +1,214 @@
+// Property-based attacks on POST /api/generations and on the input parsing the
+// server action shares; hostile result URLs kept out of every answer; URLs a
+// user typed never fetched by the server; secrets out of logs, answers and
+// the database.
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import fc from "fast-check";
+import { afterAll, beforeAll, expect, test, vi } from "vitest";
+import { startApp, waitFor } from "../support/app";
+import { readGeneration, submitPrompt } from "../support/generations";
+import { uniqueMarker } from "../support/simulator-control";
+import { useFreshDatabase } from "./support/database";
+
+const SECRETS = { apiKey: `fh-faults-key-${Math.random().toString(36).slice(2)}`, webhookSecret: `fh-faults-webhook-${Math.random().toString(36).slice(2)}` };
+const db = useFreshDatabase("hostile-submissions");
+// Everything the app logs during this file, to search for the secrets.
+const logged: string[] = [];
+for (const level of ["log", "info", "warn", "error"] as const) {
+  const original = console[level].bind(console);
+  vi.spyOn(console, level).mockImplementation((...args: unknown[]) => {
+    logged.push(args.map((a) => (a instanceof Error ? `${a.stack}\n${JSON.stringify(a)}` : typeof a === "string" ? a : JSON.stringify(a))).join(" "));
+    original(...args);
+  });
+}
+const app = await startApp({
+  env: { GATEWAY_API_KEY: SECRETS.apiKey, WEBHOOK_SECRET: SECRETS.webhookSecret },
+  simulatorEnv: { SIMULATOR_API_KEY: SECRETS.apiKey, SIMULATOR_START_CREDITS: "100000" },
+});
+const { prisma } = await import("@/lib/db");
+const { MODELS, MODEL_IDS, findModel } = await import("@/lib/models/catalog");
+const { parseGenerationRequest } = await import("@/lib/models/input-schema");
+
+/** A server no one should call: it stands for a URL a user typed. */
+const trapHits: string[] = [];
+const trap = http.createServer((req, res) => {
+  trapHits.push(`${req.method} ${req.url} ${req.headers["user-agent"] ?? ""}`);
+  res.writeHead(200, { "Content-Type": "image/png" }).end();
+});
+await new Promise<void>((resolve) => trap.listen(0, "127.0.0.1", resolve));
+const trapUrl = `http://127.0.0.1:${(trap.address() as AddressInfo).port}`;
+const answers: string[] = [];
+beforeAll(() => app.simulator.setCredits(100_000));
+afterAll(async () => {
+  await app.close();
+  await new Promise((resolve) => trap.close(resolve));
+});
+
+const hostileText = fc.oneof(
+  fc.string({ maxLength: 300 }),
+  fc.string({ unit: "grapheme", maxLength: 100 }),
+  fc.constantFrom("<script>alert(1)</script>", `<img src=x onerror=alert(1)>`, "'; DROP TABLE \"Generation\"; --", "\u0000\u202e", "{{7*7}}", "${process.env.GATEWAY_API_KEY}"),
+  fc.integer({ min: 1_990, max: 2_010 }).map((n) => "p".repeat(n)),
+);
+const inputValue = fc.oneof(hostileText, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(hostileText, { maxLength: 4 }), fc.webUrl(), fc.constantFrom("javascript:alert(1)", "file:///etc/passwd", `${trapUrl}/typed.png`));
+const input = fc.oneof(
+  fc.record({ prompt: hostileText, duration: fc.option(inputValue), aspect_ratio: fc.option(inputValue), seed: fc.option(inputValue) }, { requiredKeys: ["prompt"] }),
+  fc.dictionary(fc.oneof(fc.constantFrom("prompt", "duration", "first_frame_url", "reference_video_urls", "__proto__", "constructor", "webhook_url"), fc.string()), inputValue),
+  inputValue,
+);
+// Mostly well-formed, so that accepted submissions are tried too: hostile prompts, extra keys.
+const plausible = fc.record({
+  model: fc.constant("alpha-2.5-text-to-video-480p"),
+  input: fc.record(
+    { prompt: hostileText, duration: fc.oneof(fc.integer({ min: 2, max: 10 }), fc.integer({ min: 2, max: 10 }).map(String), inputValue) },
+    { requiredKeys: ["prompt"] },
+  ),
+});
+const generationBody = fc.oneof(
+  { weight: 3, arbitrary: plausible },
+  { weight: 4, arbitrary: fc.record({ model: fc.oneof(fc.constantFrom(...MODEL_IDS), fc.string()), input }, { requiredKeys: [] }) },
+  { weight: 1, arbitrary: fc.anything() },
+);
+const raw = fc.oneof(
+  { weight: 4, arbitrary: generationBody.map((b) => JSON.stringify(b) ?? "null") },
+  { weight: 1, arbitrary: fc.string({ maxLength: 500 }) },
+  { weight: 1, arbitrary: fc.integer({ min: 60_000, max: 100_000 }).map((n) => JSON.stringify({ model: MODEL_IDS[0], input: { prompt: "x".repeat(n) } })) },
+);
+
+/** Input names that are also Object.prototype's: the known crash below. */
+const prototypeKey = (body: unknown) =>
+  typeof body === "object" && body !== null && typeof (body as { input?: unknown }).input === "object" && (body as { input: object }).input !== null &&
+  Object.keys((body as { input: object }).input).some((k) => k in Object.prototype);
+
+const safeParse = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
+
+test("POST /api/generations with random bodies, types and keys: never a 500; rows and gateway calls only for 201s (200 runs)", async () => {
+  const marker = uniqueMarker("fuzz");
+  const before = await prisma.generation.count();
+  const created = new Set<string>();
+  await fc.assert(
+    fc.asyncProperty(
+      raw,
+      fc.constantFrom("application/json", "application/json; charset=utf-8", "text/plain", "application/x-www-form-urlencoded", ""),
+      fc.option(fc.oneof({ weight: 3, arbitrary: fc.uuid() }, { weight: 1, arbitrary: fc.stringMatching(/^[\x21-\x7e]{0,120}$/) }), { freq: 2 }),
+      async (text, contentType, idempotencyKey) => {
+        fc.pre(!prototypeKey(safeParse(text)));
+        const response = await app.fetch("/api/generations", {
+          method: "POST",
+          headers: { ...(contentType ? { "Content-Type": contentType } : {}), ...(idempotencyKey ? { "Idempotency-Key": idempotencyKey } : {}) },
+          // Tag every prompt that could reach the gateway, to count what did.
+          body: text.replace(/"prompt":"/g, `"prompt":"${marker} `),
+        });
+        const answer = await response.text();
+        answers.push(answer);
+        expect(response.status).toBeLessThan(500);
+        if (response.status === 201) {
+          const { id } = JSON.parse(answer) as { id: string };
+          created.add(id);
+          const row = await prisma.generation.findUniqueOrThrow({ where: { id } });
+          // Only the model's own fields are stored and sent: never a smuggled key.
+          const allowed = findModel(row.model)!.fields.map((f) => f.name);
+          expect(Object.keys(JSON.parse(row.input) as object).every((k) => allowed.includes(k))).toBe(true);
+        } else {
+          expect([400, 413, 415, 422]).toContain(response.status);
+        }
+      },
+    ),
+    { numRuns: 200 },
+  );
+  expect(await prisma.generation.count()).toBe(before + created.size);
+  const sent = (await app.simulator.requests(marker)).filter((r) => r.method === "POST");
+  expect(sent).toHaveLength(created.size);
+  console.info(`[faults] hostile submissions: ${created.size} of 200 accepted`);
+});
+
+test("the action's input parsing never throws and accepts only clean input (1000 runs)", () => {
+  fc.assert(
+    fc.property(fc.oneof(generationBody, fc.record({ model: fc.constantFrom(...MODEL_IDS), input: fc.dictionary(fc.string(), fc.string()) })), (body) => {
+      // Tracked by the known-gap test below, so that this property keeps looking for other failures.
+      fc.pre(!prototypeKey(body));
+      const parsed = parseGenerationRequest(body);
+      if (!parsed.ok) return;
+      const names = parsed.model.fields.map((f) => f.name);
+      expect(Object.keys(parsed.input).every((k) => names.includes(k))).toBe(true);
+      expect(parsed.input.prompt.trim().length).toBeGreaterThan(0);
+      expect(parsed.input.prompt.length).toBeLessThanOrEqual(2_000);
+      for (const field of parsed.model.fields) {
+        const value = parsed.input[field.name];
+        const urls = field.type === "url" ? [value] : field.type === "url-list" ? (value as string[] | undefined) ?? [] : [];
+        for (const url of urls) if (url !== undefined) expect(String(url)).toMatch(/^https?:\/\//i);
+      }
+    }),
+    { numRuns: 1_000 },
+  );
+  expect(MODELS.length).toBe(MODEL_IDS.length);
+});
+
+// Known gap found by the property above (docs/RELIABILITY.md, "input named
+// toString"): parseGenerationRequest collects field errors in a plain object,
+// so an unknown input named like an Object.prototype member ("toString",
+// "constructor", "valueOf") makes `(fieldErrors[key] ??= []).push` throw, and
+// POST /api/generations answers 500 instead of 422.
+test.fails("an unknown input named toString is refused with 422, not a crash", async () => {
+  expect(parseGenerationRequest({ model: MODEL_IDS[0], input: { prompt: "x", toString: "" } })).toMatchObject({ ok: false });
+  const response = await app.fetch("/api/generations", { method: "POST", json: { model: MODEL_IDS[0], input: { prompt: "x", constructor: "" } } });
+  expect(response.status).toBe(422);
+});
+
+test("the server never fetches a URL a user typed: frame and reference URLs go to the gateway only", async () => {
+  const marker = uniqueMarker("typed-urls");
+  const submissions = [
+    { model: "alpha-2.5-first-last-frame-480p", input: { prompt: `frames ${marker}`, first_frame_url: `${trapUrl}/first.png`, last_frame_url: `${trapUrl}/last.png` } },
+    { model: "delta-h3/reference-to-video", input: { prompt: `refs ${marker}`, reference_video_urls: [`${trapUrl}/a.mp4`, `${trapUrl}/b.mp4`] } },
+  ];
+  const ids: string[] = [];
+  for (const json of submissions) {
+    const response = await app.fetch("/api/generations", { method: "POST", json });
+    expect(response.status).toBe(201);
+    ids.push(((await response.json()) as { id: string }).id);
+  }
+  for (const id of ids) await waitFor(async () => (await readGeneration(app, id)).state === "SUCCESS");
+  expect(await app.simulator.tasks(marker)).toHaveLength(2);
+  expect(trapHits).toEqual([]);
+});
+
+test("result URLs of other schemes never leave the API, even when the database holds them", async () => {
+  const hostile = ["javascript:alert(1)", " JAVASCRIPT:alert(1)", "data:video/mp4;base64,AAAA", "vbscript:x", "file:///etc/passwd", "//evil.example/x.mp4", "https://cdn.example/ok.mp4"];
+  const row = await prisma.generation.create({
+    data: { model: "alpha-2.5-text-to-video-480p", prompt: "hostile urls", state: "SUCCESS", taskId: `task_${uniqueMarker("h")}`, resultUrls: JSON.stringify(hostile), creditsConsumed: 1, completedAt: new Date() },
+  });
+  expect((await readGeneration(app, row.id)).resultUrls).toEqual(["https://cdn.example/ok.mp4"]);
+  const list = (await (await app.fetch("/api/generations?limit=100")).json()) as { items: { id: string; resultUrls: string[] }[] };
+  expect(list.items.find((g) => g.id === row.id)?.resultUrls).toEqual(["https://cdn.example/ok.mp4"]);
+  expect(list.items.flatMap((g) => g.resultUrls).every((u) => /^https?:\/\//.test(u))).toBe(true);
+});
+
+test("secrets: never in a log line, an answer or the database file", async () => {
+  // Exercise the paths that log: a refused key, a gateway error, a timeout, a forged callback.
+  const marker = uniqueMarker("secrets");
+  await app.simulator.scenario({ match: `${marker}-401`, submitStatus: 401 });
+  await app.simulator.scenario({ match: `${marker}-500`, submitStatus: 500 });
+  await app.simulator.scenario({ match: `${marker}-slow`, latencyMs: 2_500 });
+  for (const suffix of ["401", "500", "slow"]) answers.push(JSON.stringify((await submitPrompt(app, `x ${marker}-${suffix}`)).body));
+  answers.push(await (await app.fetch("/api/webhooks/gateway?token=a.b", { method: "POST", json: {} })).text());
+  answers.push(await (await app.fetch("/api/credits")).text());
+  expect(logged.length).toBeGreaterThan(3);
+  const everything = [...logged, ...answers];
+  for (const secret of Object.values(SECRETS)) {
+    expect(everything.filter((line) => line.includes(secret))).toEqual([]);
+  }
+  const file = db.url.slice("file:".length);
+  for (const part of [file, `${file}-wal`]) {
+    if (!fs.existsSync(part)) continue;
+    const bytes = fs.readFileSync(part).toString("latin1");
+    for (const secret of Object.values(SECRETS)) expect(bytes.includes(secret)).toBe(false);
+  }
+});
