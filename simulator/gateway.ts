@@ -82,18 +82,22 @@ export class SimulatedGateway {
     this.tasks.set(task.taskId, task);
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      this.settle(task);
+      this.settle(task, task.completeAt);
     }, pendingMs);
     this.timers.add(timer);
     return task;
   }
 
-  /** Moves a due task to its terminal state, once. */
-  settle(task: Task): void {
+  /**
+   * Moves a task to its terminal state, once. `at` is when it completed: its
+   * due time when it ran its course (however late or early its timer fired),
+   * now when it is settled ahead of time.
+   */
+  settle(task: Task, at = Date.now()): void {
     if (task.state !== "PENDING") return;
     const outcome = task.scenario?.outcome ?? (Math.random() < this.config.SIMULATOR_FAILURE_RATE ? "failure" : "success");
     this.held = round(this.held - task.cost);
-    task.completedAt = Date.now();
+    task.completedAt = at;
     if (outcome === "success") {
       task.state = "SUCCESS";
       task.creditsConsumed = task.cost;
@@ -112,7 +116,7 @@ export class SimulatedGateway {
   /** Settles a task whose time has come even if its timer has not fired yet. */
   get(taskId: string): Task | undefined {
     const task = this.tasks.get(taskId);
-    if (task && task.state === "PENDING" && Date.now() >= task.completeAt) this.settle(task);
+    if (task && task.state === "PENDING" && Date.now() >= task.completeAt) this.settle(task, task.completeAt);
     return task;
   }
 

@@ -108,7 +108,9 @@ describe("POST /api/generate", () => {
 
 describe("GET /api/generate/{taskId}", () => {
   test("PENDING with progress and createTime, then SUCCESS with resultUrls, creditsConsumed and completeTime", async () => {
-    const prompt = `a paper boat ${marker("view")}`;
+    const m = marker("view");
+    await sim.control.scenario({ match: m, pendingMs: 1500 }); // long enough to be seen PENDING on a loaded machine
+    const prompt = `a paper boat ${m}`;
     const { taskId } = await sim.submit(inputs.text(prompt, 4));
     const pending = await sim.task(taskId);
     expect(pending).toMatchObject({ taskId, state: "PENDING", resultUrls: [], creditsConsumed: 0, failCode: null, failMsg: null, completeTime: null });
@@ -122,7 +124,7 @@ describe("GET /api/generate/{taskId}", () => {
     });
     expect(done).toMatchObject({ taskId, state: "SUCCESS", creditsConsumed: 0.5632, progress: 100, failCode: null, param: { prompt } });
     expect(done.resultUrls).toEqual([expect.stringMatching(new RegExp(`^${sim.url}/media/${taskId}/sample-\\d\\.mp4$`))]);
-    expect(Date.parse(done.completeTime!)).toBeGreaterThanOrEqual(Date.parse(done.createTime) + 300);
+    expect(Date.parse(done.completeTime!)).toBeGreaterThanOrEqual(Date.parse(done.createTime) + 1500);
     // Still retrievable afterwards: polling is the fallback for a lost callback.
     expect(await sim.task(taskId)).toEqual(done);
   });
