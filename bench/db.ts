@@ -41,7 +41,7 @@ export async function seedPending(db: BenchDb, { prefix, count, secret }: { pref
 }
 
 /** Finished generations, newest first from now backwards, as a busy gallery holds them. */
-export async function seedSucceeded(db: BenchDb, { prefix, count, mediaBase }: { prefix: string; count: number; mediaBase: string }): Promise<void> {
+export async function seedSucceeded(db: BenchDb, { prefix, count, resultUrl }: { prefix: string; count: number; resultUrl: string }): Promise<void> {
   const now = Date.now();
   for (let i = 0; i < count; i += CHUNK) {
     const rows = Array.from({ length: Math.min(CHUNK, count - i) }, (_, j) => {
@@ -55,7 +55,7 @@ export async function seedSucceeded(db: BenchDb, { prefix, count, mediaBase }: {
         state: "SUCCESS" as const,
         prompt: `A paper boat drifting down a rain-soaked street at dusk, take ${n}`,
         input: JSON.stringify({ duration: 5, aspect_ratio: "16:9" }),
-        resultUrls: JSON.stringify([`${mediaBase}/media/${id}.mp4`]),
+        resultUrls: JSON.stringify([resultUrl]),
         creditsConsumed: 0.704,
         lastHeardAt: createdAt,
         createdAt,

@@ -81,7 +81,7 @@ export function printSummary(sections: Section[]) {
     console.log(`\n${s.title}`);
     for (const f of s.figures) {
       const ratio = ratioOf(f);
-      const baseline = f.baseline ? `  (baseline ${withUnit(f.baseline.value, f.unit)}, ${ratio?.toFixed(2)}×)` : "";
+      const baseline = f.baseline ? `  (baseline ${withUnit(f.baseline.value, f.unit)}${ratio === null ? "" : `, ${ratio.toFixed(2)}×`})` : "";
       console.log(`  ${f.label}: ${withUnit(f.value, f.unit)}${baseline}`);
     }
     for (const t of s.targets) console.log(`  [${t.met ? "met" : "MISSED"}] ${t.label}: ${t.detail}`);

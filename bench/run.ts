@@ -85,7 +85,12 @@ try {
   await db?.$disconnect();
   await stack?.stop();
   await stopAllProcesses();
-  if (failed) console.error(`[bench] logs kept in ${workDir}`);
+  // The logs of the last run (build, app, simulator, load) stay in bench/results/logs (git-ignored).
+  const logs = "bench/results/logs";
+  fs.rmSync(logs, { recursive: true, force: true });
+  fs.mkdirSync(logs, { recursive: true });
+  for (const file of fs.readdirSync(workDir).filter((f) => f.endsWith(".log"))) fs.copyFileSync(path.join(workDir, file), path.join(logs, file));
+  if (failed) console.error(`[bench] logs in ${logs}; database and load files kept in ${workDir}`);
   else fs.rmSync(workDir, { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);

@@ -55,6 +55,8 @@ export async function benchDuplicateStorm(stack: Stack, db: BenchDb): Promise<Se
         detail: `${answered2xx}/${TASKS * COPIES} (${describeCodes(storm.statusCodes)}; ${storm.errors} errors, ${storm.timeouts} timeouts)`,
       },
     ],
-    notes: [],
+    notes: [
+      `The conditional update (\`WHERE state = 'PENDING'\`) is what holds it: the first copy to reach the database makes the transition, the other nine find the row terminal and are recorded as DUPLICATE. The storm's latency (p99 ${storm.p99} ms) has the callback receiver's limits (benchmark 1): ${TASKS} connections queue on one database connection.`,
+    ],
   };
 }

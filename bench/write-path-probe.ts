@@ -1,0 +1,42 @@
+// A probe of what limits the callback receiver, run in the bench process on the
+// bench database while the app is idle: the conditional update the single
+// writer uses (updateMany: BEGIN/UPDATE/COMMIT) against the same condition
+// as one UPDATE … RETURNING (update with a filtered unique where), and
+// whether the connection keeps the busy_timeout lib/db.ts sets.
+import { Prisma } from "../lib/generated/prisma/client";
+import { seedPending, type BenchDb } from "./db";
+
+const ROWS = 200;
+
+export type WritePathProbe = { updateManyMs: number; updateMs: number; busyTimeoutBefore: number; busyTimeoutAfter: number };
+
+export async function probeWritePath(db: BenchDb, secret: string): Promise<WritePathProbe> {
+  const tasks = await seedPending(db, { prefix: "probe", count: 2 * ROWS, secret });
+  const done = { state: "SUCCESS" as const, resultUrls: "[]", creditsConsumed: 0.704 };
+
+  await db.$executeRawUnsafe("PRAGMA busy_timeout = 5000");
+  const busyTimeoutBefore = await busyTimeout(db);
+  let started = performance.now();
+  for (const t of tasks.slice(0, ROWS)) {
+    await db.generation.updateMany({ where: { id: t.id, taskId: t.taskId, state: "PENDING" }, data: { ...done, completedAt: new Date() } });
+  }
+  const updateManyMs = (performance.now() - started) / ROWS;
+  const busyTimeoutAfter = await busyTimeout(db);
+
+  started = performance.now();
+  for (const t of tasks.slice(ROWS)) {
+    try {
+      await db.generation.update({ where: { id: t.id, taskId: t.taskId, state: "PENDING" }, data: { ...done, completedAt: new Date() }, select: { id: true } });
+    } catch (error) {
+      // P2025: nothing matched, the same "no transition" as updateMany's count 0.
+      if (!(error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2025")) throw error;
+    }
+  }
+  const updateMs = (performance.now() - started) / ROWS;
+  return { updateManyMs, updateMs, busyTimeoutBefore, busyTimeoutAfter };
+}
+
+async function busyTimeout(db: BenchDb): Promise<number> {
+  const [row] = await db.$queryRawUnsafe<{ timeout: number | bigint }[]>("PRAGMA busy_timeout");
+  return Number(row?.timeout ?? NaN);
+}
