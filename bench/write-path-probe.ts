@@ -2,7 +2,7 @@
 // bench database while the app is idle: the conditional update the single
 // writer uses (updateMany: BEGIN/UPDATE/COMMIT) against the same condition
 // as one UPDATE … RETURNING (update with a filtered unique where), and
-// whether the connection keeps the busy_timeout lib/db.ts sets.
+// whether a per-connection pragma (busy_timeout) survives a transaction.
 import { Prisma } from "../lib/generated/prisma/client";
 import { seedPending, type BenchDb } from "./db";
 
