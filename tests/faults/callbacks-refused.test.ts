@@ -101,45 +101,54 @@ test.each([1, 2, 3])("round %i: database locked 1.5 s while callbacks and a subm
   await lock.release();
   if (during.status === 201) ids.push(during.body.id as string);
   else {
-    // Refused during the lock (see the known gap below): then nothing was stored or sent.
+    // Had it been refused during the lock, nothing may have been stored or sent.
     expect(during.status).toBe(500);
     expect(await prisma.generation.count({ where: { prompt: `reed late ${marker}` } })).toBe(0);
     expect((await app.simulator.requests(`reed late ${marker}`)).length).toBe(0);
   }
   await allDone(ids);
   await expectNothingLost({ prisma, simulator: app.simulator, marker, ids });
-  // Every callback refused during the lock was retried until it landed.
-  for (const task of await app.simulator.tasks(marker)) {
-    expect((await app.simulator.callbacks(marker)).filter((a) => a.taskId === task.taskId).at(-1)?.status).toBe(200);
-  }
+  // No delivery was ever answered with an error: the app waited out the lock.
+  // (Deliveries may time out on the gateway's side meanwhile; each outcome is
+  // still applied once, which expectNothingLost checked.)
+  const statuses = (await app.simulator.callbacks(marker)).map((a) => a.status);
+  expect(statuses.filter((status) => typeof status === "number" && status !== 200)).toEqual([]);
 });
 
-// Known gap (docs/RELIABILITY.md, "database locked"): lib/db.ts sets
-// busy_timeout once, on the first connection; @libsql/client hands that
-// connection to the first transaction and opens a new one without it, so a
-// moment of lock fails at once (P1008 / SQLITE_BUSY → 500) instead of waiting.
-test.fails("a lock shorter than busy_timeout is waited out: the submit is 201 and no callback is refused", async () => {
+// The app waits out a short lock (lib/db.ts retries SQLITE_BUSY without
+// blocking the event loop) instead of failing: the submit succeeds, and no
+// callback is ever answered with an error. (A delivery may still time out on
+// the gateway's side, 400 ms here, while the app waits; its retry is a duplicate.)
+test("a lock shorter than the wait is waited out: the submit is 201 and no callback is answered with an error", async () => {
   const { marker, ids } = await submitMany("waited", 2);
   const lock = await lockDatabase();
   const during = submitPrompt(app, `reed waited ${marker}`);
   await new Promise((resolve) => setTimeout(resolve, 1_500));
   await lock.release();
-  expect((await during).status).toBe(201);
+  const answered = await during;
+  expect(answered.status).toBe(201);
+  ids.push(answered.body.id as string);
   await allDone(ids);
-  expect((await app.simulator.callbacks(marker)).map((a) => a.status)).toEqual([200, 200]);
+  await expectNothingLost({ prisma, simulator: app.simulator, marker, ids });
+  const statuses = (await app.simulator.callbacks(marker)).map((a) => a.status);
+  expect(statuses.filter((status) => typeof status === "number" && status !== 200)).toEqual([]);
 });
 
-test("database locked past busy_timeout: the callback is answered 500 (not 2xx), and the retry after the lock applies it", async () => {
+test("database locked past the wait: no callback is acknowledged before the write is made, and a retry after the lock applies it", async () => {
   const marker = uniqueMarker("busy");
   await app.simulator.scenario({ match: marker, pendingMs: 300, callback: { retries: 6, backoffMs: 1_000 } });
   const { body } = await submitPrompt(app, `reed busy ${marker}`);
   const lock = await lockDatabase();
   await new Promise((resolve) => setTimeout(resolve, 6_500));
   await lock.release();
+  const released = Date.now();
   const id = body.id as string;
   await allDone([id]);
   await expectNothingLost({ prisma, simulator: app.simulator, marker, ids: [id] });
-  const statuses = (await app.simulator.callbacks(marker)).map((a) => a.status);
-  expect(statuses[0]).toBe(500);
-  expect(statuses.at(-1)).toBe(200);
+  await waitFor(async () => (await app.simulator.callbacks(marker)).at(-1)?.status === 200, 15_000);
+  const attempts = await app.simulator.callbacks(marker);
+  // Nothing was acknowledged while the write could not be made.
+  expect(attempts.filter((a) => (a.at ?? 0) < released && a.status === 200)).toEqual([]);
+  const outcomes = await prisma.delivery.findMany({ where: { generationId: id, outcome: "APPLIED" } });
+  expect(outcomes).toHaveLength(1);
 }, 30_000);
