@@ -46,11 +46,11 @@ export async function receiveCallback({
   const namedTask = reading.kind === "complete" ? reading.snapshot.taskId : reading.kind === "hint" ? reading.taskId : null;
 
   if (!generation.taskId) {
-    // The callback raced our own submit: answer non-2xx so the gateway retries.
-    if (generation.state === "SUBMITTING") throw new AppError("conflict", "Task not registered yet; retry.");
-    if (generation.errorCode === "submit_timeout" && namedTask) {
+    // We never stored the submit's answer (the callback raced it, it timed out,
+    // or the app died waiting), yet the gateway started the task.
+    if (namedTask && mayAdopt(generation)) {
       const snapshot = reading.kind === "complete" ? reading.snapshot : undefined;
-      return adoptTimedOutTask({ generationId, taskId: namedTask, snapshot });
+      return adoptTask({ generationId, taskId: namedTask, snapshot });
     }
     throw new AppError("not_found", "Unknown task.");
   }
@@ -84,14 +84,20 @@ export async function receiveCallback({
   }
 }
 
+/** Submissions whose task the gateway may have started without our knowing its id. */
+const ADOPTABLE_FAILURES = ["submit_timeout", "submit_interrupted"];
+const mayAdopt = (g: { state: string; errorCode: string | null }) =>
+  g.state === "SUBMITTING" || (g.state === "SUBMIT_FAILED" && ADOPTABLE_FAILURES.includes(g.errorCode ?? ""));
+
 /**
- * A submission timed out after it was sent, so we never learned its taskId,
- * yet the gateway started it: the callback (authenticated by this
- * generation's token) names the task. Follow it like any other (confirming
- * an incomplete body with the gateway first), so the user sees the result
- * they pay for.
+ * Claims the task a callback names for a generation that never stored its
+ * taskId. The callback is authenticated by this generation's token, which
+ * only the gateway was given with this submission, so the task is this
+ * generation's: following it shows the user the result they pay for. The
+ * claim is conditional (taskId still null), so a submit answer arriving at
+ * the same moment cannot make a second claim, and either one's taskId is the same.
  */
-async function adoptTimedOutTask({
+async function adoptTask({
   generationId,
   taskId,
   snapshot: given,
@@ -109,9 +115,13 @@ async function adoptTimedOutTask({
     throw error;
   }
   const { count } = await prisma.generation.updateMany({
-    where: { id: generationId, state: "SUBMIT_FAILED", taskId: null },
+    where: { id: generationId, taskId: null, state: { in: ["SUBMITTING", "SUBMIT_FAILED"] } },
     data: { taskId, state: "PENDING", errorCode: null, errorMessage: null, creditsConsumed: null, completedAt: null, lastHeardAt: new Date() },
   });
-  if (count === 0) throw new AppError("conflict", "Task already claimed; retry.");
-  return applyTaskSnapshot({ generationId, snapshot, source: "CALLBACK", detail: "adopted a task whose submission had timed out" });
+  if (count === 0) {
+    // The submit's own answer got there first: carry on as a normal callback.
+    const current = await prisma.generation.findUnique({ where: { id: generationId }, select: { taskId: true } });
+    if (current?.taskId !== taskId) throw new AppError("conflict", "Task not registered yet; retry.");
+  }
+  return applyTaskSnapshot({ generationId, snapshot, source: "CALLBACK", detail: count ? "adopted: the submit's answer was never stored" : undefined });
 }

@@ -22,7 +22,8 @@ export async function reconcile(): Promise<{ polled: number; abandoned: number; 
       state: "SUBMIT_FAILED",
       creditsConsumed: 0,
       errorCode: "submit_interrupted",
-      errorMessage: "The app stopped before the gateway answered this submission. Please submit it again.",
+      errorMessage:
+        "The app stopped before the gateway confirmed this submission. If the gateway started it, the result will appear here when it calls back; otherwise nothing was charged.",
       completedAt: new Date(),
     },
   });

@@ -45,8 +45,9 @@ export async function submitGeneration({
   try {
     const { taskId } = await sendOnce({ model: model.id, input, webhookUrl });
     const now = new Date();
+    // Conditional: a callback may already have claimed the task (see adoptTask).
     await prisma.generation.updateMany({
-      where: { id: row.id, state: "SUBMITTING" },
+      where: { id: row.id, state: "SUBMITTING", taskId: null },
       data: { taskId, state: "PENDING", callbackEnabled: webhookUrl !== undefined, lastHeardAt: now },
     });
   } catch (error) {

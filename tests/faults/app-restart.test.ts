@@ -95,13 +95,10 @@ test.each(Array.from({ length: ROUNDS }, (_, round) => round + 1))(
   },
 );
 
-// Known gap (docs/RELIABILITY.md, "app killed mid-submit"): the instance dies
-// after sending the submit and before storing the taskId. The gateway runs and
-// charges the task; its callbacks find the generation SUBMITTING and are told
-// to retry (409) until the gateway gives up; the cron later marks it
-// SUBMIT_FAILED "submit_interrupted" with 0 credits. The user paid for a video
-// they never see. `test.fails` keeps this visible until lib/ adopts the task.
-test.fails("killed mid-submit: the task the gateway started is adopted, not lost", async () => {
+// The instance dies after sending the submit and before storing the taskId.
+// The gateway runs and charges the task; its callback (authenticated by the
+// generation's token) claims the generation, so the user sees what they paid for.
+test("killed mid-submit: the task the gateway started is adopted, not lost", async () => {
   const marker = uniqueMarker("midsubmit");
   await control.scenario({ match: marker, latencyMs: 1_500, pendingMs: 300, callback: { retries: 3, backoffMs: 200 } });
   const before = await startInstance();
@@ -113,14 +110,9 @@ test.fails("killed mid-submit: the task the gateway started is adopted, not lost
   await submitting;
   const after = await startInstance();
   const [row] = await prisma.generation.findMany({ where: { prompt: { contains: marker } } });
-  // The gateway started it and keeps calling back; give it every retry.
-  const refused = await waitFor(async () => {
-    const attempts = await control.callbacks(marker);
-    return attempts.length >= 4 && attempts;
-  }, 10_000);
-  // Today every retry is answered 409: the generation is still SUBMITTING.
-  console.info(`[faults] mid-submit callbacks: ${refused.map((a) => a.status).join(", ")}`);
-  // Past the cron's abandonment window.
+  // The gateway started it and calls back: the new instance adopts the task.
+  await waitFor(async () => (await control.callbacks(marker)).some((a) => a.status === 200), 10_000);
+  // A cron run past the abandonment window changes nothing.
   await prisma.generation.update({ where: { id: row!.id }, data: { createdAt: new Date(Date.now() - 10 * 60_000) } });
   await reconcile(after);
   const [task] = await control.tasks(marker);
