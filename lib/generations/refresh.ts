@@ -6,9 +6,12 @@ import "server-only";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { GatewayError, getTask } from "@/lib/gateway/client";
+import type { TaskSnapshot } from "@/lib/gateway/task";
 import { applyTaskSnapshot } from "./apply-task-snapshot";
 
 const MAX_BACKOFF_MS = 5 * 60_000;
+/** Consecutive "no such task" answers (spread by backoff) before a task is given up as lost. */
+const NOT_FOUND_LIMIT = 3;
 const BATCH = 25;
 
 /** Polls the stale PENDING tasks (all, or those of `ids`) this caller could lease; returns how many it asked about. */
@@ -43,6 +46,12 @@ async function refreshOne({ id, taskId, pollFailures, now }: { id: string; taskI
     if (pollFailures > 0) await prisma.generation.update({ where: { id }, data: { pollFailures: 0 } });
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error;
+    if (error.kind === "not_found" && pollFailures + 1 >= NOT_FOUND_LIMIT) {
+      // The gateway has answered "no such task" several times, minutes apart:
+      // it will never finish, and it will not be charged. Say so.
+      await applyTaskSnapshot({ generationId: id, snapshot: lostTask(taskId), source: "POLL", detail: `not_found ${NOT_FOUND_LIMIT} times` });
+      return true;
+    }
     // Back off exponentially, or as long as the gateway asked.
     const backoff = error.options.retryAfterMs ?? Math.min(env.POLL_STALE_MS * 2 ** (pollFailures + 1), MAX_BACKOFF_MS);
     await prisma.generation.updateMany({
@@ -54,4 +63,16 @@ async function refreshOne({ id, taskId, pollFailures, now }: { id: string; taskI
     });
   }
   return true;
+}
+
+function lostTask(taskId: string): TaskSnapshot {
+  return {
+    taskId,
+    state: "FAILURE",
+    resultUrls: [],
+    creditsConsumed: 0,
+    failCode: "task_not_found",
+    failMessage: "The gateway no longer knows this task, so it will not finish.",
+    metadata: {},
+  };
 }

@@ -64,9 +64,9 @@ test.each([1, 2])("round %i: tasks pending when the gateway dies are never charg
   expect(await readGeneration(app, ids[0]!)).toMatchObject({ state: "PENDING", overdue: true });
 });
 
-// Known gap (docs/RELIABILITY.md, "gateway forgets a task"): after any number
-// of 404s the task stays PENDING (overdue) forever, polled every 5 minutes.
-test.fails("a task the gateway answers 404 for, again and again, ends as FAILURE with 0 credits", async () => {
+// A task the gateway has forgotten (docs/RELIABILITY.md, gap 2, fixed) ends as
+// FAILURE after repeated 404s instead of staying PENDING forever.
+test("a task the gateway answers 404 for, again and again, ends as FAILURE with 0 credits", async () => {
   const marker = uniqueMarker("404");
   await control.scenario({ match: marker, pendingMs: 600_000 });
   const { body } = await submitPrompt(app, `quarry ${marker}`);
