@@ -69,7 +69,8 @@ export function parseGenerationRequest(body: unknown): ParsedGenerationRequest {
   const model = findModel(request.data.model)!;
   const input = inputSchemaFor(model).safeParse(request.data.input, { error: requiredMessage });
   if (!input.success) {
-    const fieldErrors: Record<string, string[]> = {};
+    // No prototype: an input named "toString" or "constructor" is just a key.
+    const fieldErrors: Record<string, string[]> = Object.create(null);
     for (const issue of input.error.issues) {
       const key =
         issue.code === "unrecognized_keys" ? issue.keys.join(", ") : String(issue.path[0] ?? "input");
