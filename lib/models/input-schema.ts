@@ -77,7 +77,8 @@ export function parseGenerationRequest(body: unknown): ParsedGenerationRequest {
       const message = issue.code === "unrecognized_keys" ? `Not an input of ${model.id}` : issue.message;
       (fieldErrors[key] ??= []).push(message);
     }
-    return { ok: false, fieldErrors };
+    // Back to a plain object (own keys only), which React can send to the form.
+    return { ok: false, fieldErrors: { ...fieldErrors } };
   }
   return { ok: true, model, input: input.data as GenerationInput };
 }
