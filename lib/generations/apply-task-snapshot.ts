@@ -6,6 +6,7 @@ import { invalidateCreditBalance } from "@/lib/credits";
 import { prisma } from "@/lib/db";
 import type { DeliveryOutcome, DeliverySource } from "@/lib/generated/prisma/client";
 import type { TaskSnapshot } from "@/lib/gateway/task";
+import { updateGenerationIf } from "./update-if";
 
 const METADATA_MAX_BYTES = 8 * 1024;
 
@@ -27,11 +28,11 @@ export async function applyTaskSnapshot({
 
   let outcome: DeliveryOutcome;
   if (snapshot.state === "PENDING") {
-    const { count } = await prisma.generation.updateMany({ where: match, data: { lastHeardAt: now } });
-    outcome = count === 1 ? "STILL_PENDING" : "LATE_IGNORED";
+    const updated = await updateGenerationIf({ where: match, data: { lastHeardAt: now } });
+    outcome = updated ? "STILL_PENDING" : "LATE_IGNORED";
   } else {
     const succeeded = snapshot.state === "SUCCESS";
-    const { count } = await prisma.generation.updateMany({
+    const transitioned = await updateGenerationIf({
       where: match,
       data: {
         state: snapshot.state,
@@ -45,7 +46,7 @@ export async function applyTaskSnapshot({
         completedAt: now,
       },
     });
-    if (count === 1) {
+    if (transitioned) {
       outcome = "APPLIED";
       // The gateway's balance has changed: the next read asks it again.
       invalidateCreditBalance();

@@ -11,6 +11,7 @@ import { GatewayError, getTask } from "@/lib/gateway/client";
 import type { DeliveryOutcome } from "@/lib/generated/prisma/client";
 import { applyTaskSnapshot } from "./apply-task-snapshot";
 import { verifyCallbackToken } from "./callback-token";
+import { updateGenerationIf } from "./update-if";
 
 export const CALLBACK_MAX_BYTES = 64 * 1024;
 
@@ -114,14 +115,14 @@ async function adoptTask({
     if (error instanceof GatewayError) throw new AppError("gateway_unavailable", "Could not confirm the task with the gateway; retry later.");
     throw error;
   }
-  const { count } = await prisma.generation.updateMany({
-    where: { id: generationId, taskId: null, state: { in: ["SUBMITTING", "SUBMIT_FAILED"] } },
+  const claimed = await updateGenerationIf({
+    where: { id: generationId, state: { in: ["SUBMITTING", "SUBMIT_FAILED"] }, AND: [{ taskId: null }] },
     data: { taskId, state: "PENDING", errorCode: null, errorMessage: null, creditsConsumed: null, completedAt: null, lastHeardAt: new Date() },
   });
-  if (count === 0) {
+  if (!claimed) {
     // The submit's own answer got there first: carry on as a normal callback.
     const current = await prisma.generation.findUnique({ where: { id: generationId }, select: { taskId: true } });
     if (current?.taskId !== taskId) throw new AppError("conflict", "Task not registered yet; retry.");
   }
-  return applyTaskSnapshot({ generationId, snapshot, source: "CALLBACK", detail: count ? "adopted: the submit's answer was never stored" : undefined });
+  return applyTaskSnapshot({ generationId, snapshot, source: "CALLBACK", detail: claimed ? "adopted: the submit's answer was never stored" : undefined });
 }

@@ -8,6 +8,7 @@ import { env } from "@/lib/env";
 import { GatewayError, getTask } from "@/lib/gateway/client";
 import type { TaskSnapshot } from "@/lib/gateway/task";
 import { applyTaskSnapshot } from "./apply-task-snapshot";
+import { updateGenerationIf } from "./update-if";
 
 const MAX_BACKOFF_MS = 5 * 60_000;
 /** Consecutive "no such task" answers (spread by backoff) before a task is given up as lost. */
@@ -34,11 +35,11 @@ export async function refreshStaleGenerations({ ids }: { ids?: string[] } = {}):
 }
 
 async function refreshOne({ id, taskId, pollFailures, now }: { id: string; taskId: string; pollFailures: number; now: Date }) {
-  const claimed = await prisma.generation.updateMany({
+  const claimed = await updateGenerationIf({
     where: { id, state: "PENDING", OR: [{ pollLeaseUntil: null }, { pollLeaseUntil: { lt: now } }] },
     data: { pollLeaseUntil: new Date(now.getTime() + env.POLL_STALE_MS) },
   });
-  if (claimed.count === 0) return false;
+  if (!claimed) return false;
 
   try {
     const snapshot = await getTask({ taskId });
@@ -54,7 +55,7 @@ async function refreshOne({ id, taskId, pollFailures, now }: { id: string; taskI
     }
     // Back off exponentially, or as long as the gateway asked.
     const backoff = error.options.retryAfterMs ?? Math.min(env.POLL_STALE_MS * 2 ** (pollFailures + 1), MAX_BACKOFF_MS);
-    await prisma.generation.updateMany({
+    await updateGenerationIf({
       where: { id, state: "PENDING" },
       data: { pollFailures: { increment: 1 }, pollLeaseUntil: new Date(Date.now() + backoff) },
     });

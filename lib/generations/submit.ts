@@ -8,6 +8,7 @@ import type { ModelSpec } from "@/lib/models/catalog";
 import type { GenerationInput } from "@/lib/models/input-schema";
 import { callbackUrlFor } from "./callback-url";
 import { toGeneration, type Generation } from "./generation";
+import { updateGenerationIf } from "./update-if";
 
 /** Retries only where the request certainly did not start a task, or the gateway asked for one. */
 const MAX_ATTEMPTS = 3;
@@ -46,14 +47,14 @@ export async function submitGeneration({
     const { taskId } = await sendOnce({ model: model.id, input, webhookUrl });
     const now = new Date();
     // Conditional: a callback may already have claimed the task (see adoptTask).
-    await prisma.generation.updateMany({
-      where: { id: row.id, state: "SUBMITTING", taskId: null },
+    await updateGenerationIf({
+      where: { id: row.id, state: "SUBMITTING", AND: [{ taskId: null }] },
       data: { taskId, state: "PENDING", callbackEnabled: webhookUrl !== undefined, lastHeardAt: now },
     });
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error;
     const failure = describeSubmitFailure(error);
-    await prisma.generation.updateMany({
+    await updateGenerationIf({
       where: { id: row.id, state: "SUBMITTING" },
       data: {
         state: "SUBMIT_FAILED",
