@@ -1,22 +1,10 @@
-// The app's real route handlers behind a plain HTTP server on loopback, so
-// tests and the simulator's callbacks reach them over HTTP. Env must be set
-// before the app's modules load, hence the dynamic imports.
-import http from "node:http";
+// An app for integration tests: its real route handlers on a loopback port
+// (route-server.ts) beside a gateway simulator process of its own. Env must be
+// set before the app's modules load, which route-server.ts imports lazily.
 import type { AddressInfo } from "node:net";
 import { startSimulator } from "./global-setup";
+import { createRouteServer } from "./route-server";
 import { SimulatorControl } from "./simulator-control";
-
-type RouteModule = Record<string, unknown>;
-type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
-
-const ROUTES: [pattern: RegExp, load: () => Promise<RouteModule>][] = [
-  [/^\/api\/generations$/, () => import("@/app/api/generations/route")],
-  [/^\/api\/generations\/(?<id>[^/]+)$/, () => import("@/app/api/generations/[id]/route")],
-  [/^\/api\/webhooks\/gateway$/, () => import("@/app/api/webhooks/gateway/route")],
-  [/^\/api\/credits$/, () => import("@/app/api/credits/route")],
-  [/^\/api\/health$/, () => import("@/app/api/health/route")],
-  [/^\/api\/cron\/reconcile$/, () => import("@/app/api/cron/reconcile/route")],
-];
 
 export async function startApp({ env = {}, simulatorEnv = {} }: { env?: Record<string, string>; simulatorEnv?: Record<string, string> } = {}) {
   const simulator = await startSimulator({
@@ -26,25 +14,7 @@ export async function startApp({ env = {}, simulatorEnv = {} }: { env?: Record<s
     SIMULATOR_LOG: "quiet",
     ...simulatorEnv,
   });
-  const server = http.createServer(async (req, res) => {
-    const url = new URL(req.url ?? "/", `http://${req.headers.host}`);
-    const found = ROUTES.map(([pattern, load]) => ({ match: pattern.exec(url.pathname), load })).find((r) => r.match);
-    if (!found) return void res.writeHead(404).end();
-    const handler = (await found.load())[req.method ?? "GET"] as Handler | undefined;
-    // Next answers 405 itself for methods a route does not export.
-    if (!handler) return void res.writeHead(405).end();
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
-    if (!headers.has("x-forwarded-for")) headers.set("x-forwarded-for", req.socket.remoteAddress ?? "");
-    const response = await handler(
-      new Request(url, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined }),
-      { params: Promise.resolve({ ...found.match!.groups }) },
-    );
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    res.end(Buffer.from(await response.arrayBuffer()));
-  });
+  const server = createRouteServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   Object.assign(process.env, { PUBLIC_BASE_URL: baseUrl, GATEWAY_BASE_URL: simulator.url, ...env });
@@ -63,6 +33,8 @@ export async function startApp({ env = {}, simulatorEnv = {} }: { env?: Record<s
     },
     async close() {
       simulator.child.kill("SIGTERM");
+      // A simulator busy with callbacks may not stop at once: never leave one behind.
+      setTimeout(() => simulator.child.exitCode === null && simulator.child.kill("SIGKILL"), 2000).unref();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
