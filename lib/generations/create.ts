@@ -5,7 +5,7 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { parseGenerationRequest } from "@/lib/models/input-schema";
 import { hitRateLimit } from "@/lib/rate-limit";
-import { submitGeneration, type SubmitResult } from "./submit";
+import { replaySubmission, submitGeneration, type SubmitResult } from "./submit";
 
 export async function createGeneration({
   body,
@@ -22,6 +22,9 @@ export async function createGeneration({
   if (idempotencyKey !== undefined && !/^[\w-]{8,100}$/.test(idempotencyKey)) {
     throw new AppError("bad_request", "Idempotency-Key must be 8–100 letters, digits, '-' or '_'.");
   }
+  // A repeated submission answers as the first one did, and costs no quota.
+  const replay = idempotencyKey ? await replaySubmission({ idempotencyKey }) : undefined;
+  if (replay) return replay;
   const limit = await hitRateLimit({
     key: `submit:${visitor}`,
     limit: env.SUBMIT_RATE_LIMIT,

@@ -85,10 +85,13 @@ export async function receiveCallback({
   }
 }
 
-/** Submissions whose task the gateway may have started without our knowing its id. */
-const ADOPTABLE_FAILURES = ["submit_timeout", "submit_interrupted"];
-const mayAdopt = (g: { state: string; errorCode: string | null }) =>
-  g.state === "SUBMITTING" || (g.state === "SUBMIT_FAILED" && ADOPTABLE_FAILURES.includes(g.errorCode ?? ""));
+/**
+ * A generation that never stored a taskId can still own a task: the submit's
+ * answer was lost (timeout, cut connection, garbled reply, a crash) or has not
+ * been stored yet. Only the gateway has this generation's callback URL, so an
+ * authenticated callback naming a task proves the gateway started it for us.
+ */
+const mayAdopt = (g: { state: string }) => g.state === "SUBMITTING" || g.state === "SUBMIT_FAILED";
 
 /**
  * Claims the task a callback names for a generation that never stored its

@@ -25,10 +25,6 @@ export async function submitGeneration({
   input: GenerationInput;
   idempotencyKey?: string;
 }): Promise<SubmitResult> {
-  if (idempotencyKey) {
-    const existing = await prisma.generation.findUnique({ where: { idempotencyKey } });
-    if (existing) return { generation: toGeneration(existing) };
-  }
   const { prompt, ...rest } = input;
   let row;
   try {
@@ -37,8 +33,8 @@ export async function submitGeneration({
     });
   } catch (error) {
     // Two concurrent submissions of the same form: the second finds the first.
-    const existing = idempotencyKey && (await prisma.generation.findUnique({ where: { idempotencyKey } }));
-    if (existing) return { generation: toGeneration(existing) };
+    const replay = idempotencyKey ? await replaySubmission({ idempotencyKey }) : undefined;
+    if (replay) return replay;
     throw error;
   }
 
@@ -59,9 +55,10 @@ export async function submitGeneration({
       data: {
         state: "SUBMIT_FAILED",
         creditsConsumed: 0,
-        // The gateway's reason, e.g. submit_timeout: a timed-out submission may
-        // still have started a task, which its callback can later claim.
-        errorCode: `submit_${error.kind}`,
+        // The gateway's reason. Provisional where the request may have reached
+        // the gateway: if it started the task anyway, the task's callback
+        // claims this generation (receive-callback.ts).
+        errorCode: storedCode(error),
         errorMessage: failure.message,
         completedAt: new Date(),
       },
@@ -70,6 +67,27 @@ export async function submitGeneration({
     return { generation, error: failure };
   }
   return { generation: toGeneration(await prisma.generation.findUniqueOrThrow({ where: { id: row.id } })) };
+}
+
+const REPLAYED_ERRORS: Record<string, ErrorCode> = {
+  submit_insufficient_credits: "insufficient_credits",
+  submit_rate_limited: "rate_limited",
+  submit_invalid_input: "invalid_input",
+};
+
+/**
+ * The answer to a submission repeated with the same idempotency key: the
+ * generation it made, with the same refusal if it was refused, or 409 while
+ * the first request is still with the gateway. Undefined for a new key.
+ */
+export async function replaySubmission({ idempotencyKey }: { idempotencyKey: string }): Promise<SubmitResult | undefined> {
+  const existing = await prisma.generation.findUnique({ where: { idempotencyKey } });
+  if (!existing) return undefined;
+  if (existing.state === "SUBMITTING") throw new AppError("conflict", "This submission is still being sent to the gateway; try again in a moment.");
+  const generation = toGeneration(existing);
+  if (existing.state !== "SUBMIT_FAILED") return { generation };
+  const code = REPLAYED_ERRORS[existing.errorCode ?? ""] ?? "gateway_unavailable";
+  return { generation, error: new AppError(code, existing.errorMessage ?? "The gateway refused this submission.") };
 }
 
 async function sendOnce(request: Parameters<typeof submitTask>[0]) {
@@ -118,6 +136,18 @@ export function describeSubmitFailure(error: GatewayError): AppError {
       );
     default:
       console.warn(`[framehook] gateway submit failed: ${error.kind}: ${error.message}`);
+      // No answer (a connection cut after sending) or a garbled one: the task may exist.
+      if (error.options.mayHaveReachedGateway && error.options.status === undefined) {
+        return fail(
+          "gateway_unavailable",
+          "The gateway did not answer properly. It was not asked twice, to avoid a duplicate task; if it started the task anyway, the result will appear here.",
+        );
+      }
       return fail("gateway_unavailable", "The video gateway is unavailable right now. Nothing was charged; try again in a moment.");
   }
+}
+
+/** `submit_<kind>`, with a connection that was refused (never sent) told apart from one cut after sending. */
+function storedCode(error: GatewayError): string {
+  return error.kind === "unavailable" && !error.options.mayHaveReachedGateway ? "submit_unreachable" : `submit_${error.kind}`;
 }

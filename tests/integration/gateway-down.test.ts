@@ -27,7 +27,7 @@ test("connection refused → SUBMIT_FAILED, 0 credits; once the gateway is back,
     message: "The video gateway is unavailable right now. Nothing was charged; try again in a moment.",
   });
   const failed = await app.fetch(`/api/generations/${(down.body.generation as { id: string }).id}`);
-  expect(await failed.json()).toMatchObject({ state: "SUBMIT_FAILED", creditsConsumed: 0, error: { code: "submit_unavailable" } });
+  expect(await failed.json()).toMatchObject({ state: "SUBMIT_FAILED", creditsConsumed: 0, error: { code: "submit_unreachable" } });
 
   revived = await startSimulator({ SIMULATOR_PORT: String(port), SIMULATOR_LOG: "quiet" });
   const up = await submitPrompt(app, "a lantern in the fog, again");

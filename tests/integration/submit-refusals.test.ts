@@ -98,6 +98,20 @@ describe("refusals at submit", () => {
     expect(adopted).toMatchObject({ taskId: task!.taskId, creditsConsumed: task!.creditsConsumed, error: null });
     expect(await submits(marker)).toHaveLength(1);
   });
+
+  test("a connection cut after sending: not retried; the task the gateway started claims the generation by callback", async () => {
+    const { marker, status, body } = await refused("cut", { submitDrop: "after", pendingMs: 200 });
+    expect(status).toBe(503);
+    expect((body.error as { message: string }).message).toMatch(/if it started the task anyway/);
+    const id = (body.generation as { id: string }).id;
+    const adopted = await waitFor(async () => {
+      const generation = await readGeneration(app, id);
+      return generation.state === "SUCCESS" ? generation : null;
+    });
+    const [task] = await app.simulator.tasks(marker);
+    expect(adopted).toMatchObject({ taskId: task!.taskId, creditsConsumed: task!.creditsConsumed });
+    expect(await submits(marker)).toHaveLength(1);
+  });
 });
 
 describe("never submit twice", () => {
@@ -107,9 +121,25 @@ describe("never submit twice", () => {
     const responses = await Promise.all(
       Array.from({ length: 5 }, () => submitPrompt(app, `double click ${marker}`, {}, { "Idempotency-Key": key })),
     );
-    const ids = new Set(responses.map((r) => r.body.id));
+    // The first is created; the others see it (201, same id) or, while it is
+    // still with the gateway, are told to retry (409).
+    expect(responses.every((r) => r.status === 201 || r.status === 409)).toBe(true);
+    const ids = new Set(responses.filter((r) => r.status === 201).map((r) => r.body.id));
     expect(ids.size).toBe(1);
+    const again = await submitPrompt(app, `double click ${marker}`, {}, { "Idempotency-Key": key });
+    expect(again).toMatchObject({ status: 201, body: { id: [...ids][0] } });
     expect(await prisma.generation.count({ where: { idempotencyKey: key } })).toBe(1);
+    expect(await submits(marker)).toHaveLength(1);
+  });
+
+  test("a refused submission repeated with its key gets the same refusal, and is not sent again", async () => {
+    const marker = uniqueMarker("idem-refused");
+    await app.simulator.scenario({ match: marker, submitStatus: 402 });
+    const key = `form-${marker.replace(/\W/g, "")}`;
+    const first = await submitPrompt(app, `broke ${marker}`, {}, { "Idempotency-Key": key });
+    const second = await submitPrompt(app, `broke ${marker}`, {}, { "Idempotency-Key": key });
+    expect([first.status, second.status]).toEqual([402, 402]);
+    expect(second.body.error).toEqual(first.body.error);
     expect(await submits(marker)).toHaveLength(1);
   });
 
