@@ -65,14 +65,26 @@ test.each([1, 2])("round %i: tasks pending when the gateway dies are never charg
 });
 
 // A task the gateway has forgotten (docs/RELIABILITY.md, gap 2, fixed) ends as
-// FAILURE after repeated 404s instead of staying PENDING forever.
-test("a task the gateway answers 404 for, again and again, ends as FAILURE with 0 credits", async () => {
+// FAILURE after repeated 404s instead of staying PENDING forever, but only
+// once it is old enough that a gateway restart is not the likelier story.
+test("a task the gateway answers 404 for, again and again, ends as FAILURE with 0 credits once it is old", async () => {
   const marker = uniqueMarker("404");
   await control.scenario({ match: marker, pendingMs: 600_000 });
   const { body } = await submitPrompt(app, `quarry ${marker}`);
+  const id = body.id as string;
   await restartGateway();
-  for (let i = 0; i < 6; i++) await pollNow([body.id as string]);
-  expect(await prisma.generation.findUniqueOrThrow({ where: { id: body.id as string } })).toMatchObject({ state: "FAILURE", creditsConsumed: 0 });
+  for (let i = 0; i < 4; i++) await pollNow([id]);
+  const young = await prisma.generation.findUniqueOrThrow({ where: { id } });
+  expect(young).toMatchObject({ state: "PENDING" });
+  expect(young.pollNotFound).toBeGreaterThanOrEqual(3);
+
+  await prisma.generation.update({ where: { id }, data: { createdAt: new Date(Date.now() - 11 * 60_000) } });
+  await pollNow([id]);
+  expect(await prisma.generation.findUniqueOrThrow({ where: { id } })).toMatchObject({
+    state: "FAILURE",
+    creditsConsumed: 0,
+    errorCode: "task_not_found",
+  });
 });
 
 test("a submit in flight when the gateway dies fails honestly (0 credits, sent once); after the restart submits work again", async () => {
