@@ -37,8 +37,9 @@ const schema = z
   })
   .transform((raw, ctx) => {
     const gatewayIsLocal = isLoopback(raw.GATEWAY_BASE_URL);
-    // Development defaults are safe only against the bundled simulator.
-    const devDefaultsAllowed = gatewayIsLocal || raw.NODE_ENV !== "production";
+    // Development defaults are public (they are in this file), so they are
+    // used only against a local simulator, where nothing real is at stake.
+    const devDefaultsAllowed = gatewayIsLocal;
     const missing = (name: string) =>
       ctx.addIssue({ code: "custom", path: [name], message: `is required when GATEWAY_BASE_URL is not a local simulator` });
     if (!raw.GATEWAY_API_KEY && !gatewayIsLocal) missing("GATEWAY_API_KEY");

@@ -19,9 +19,19 @@ export function route<C>(handler: Handler<C>): Handler<C> {
 export async function readBody(request: Request, maxBytes: number): Promise<string> {
   const declared = Number(request.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
-  const buffer = await request.arrayBuffer();
-  if (buffer.byteLength > maxBytes) throw tooLarge(maxBytes);
-  return new TextDecoder("utf-8", { fatal: false }).decode(buffer);
+  // Without a Content-Length (chunked), stop reading as soon as the limit is passed.
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body?.getReader();
+  for (let chunk = await reader?.read(); chunk && !chunk.done; chunk = await reader!.read()) {
+    size += chunk.value.byteLength;
+    if (size > maxBytes) {
+      await reader!.cancel();
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(chunk.value);
+  }
+  return new TextDecoder("utf-8", { fatal: false }).decode(Buffer.concat(chunks));
 }
 
 export async function readJson(request: Request, maxBytes = 64 * 1024): Promise<unknown> {
@@ -55,7 +65,11 @@ export function methodNotAllowed(allow: string) {
  */
 export function jsonWithEtag(request: Request, body: unknown): Response {
   const text = JSON.stringify(body);
-  const etag = `W/"${createHash("sha1").update(text).digest("base64url")}"`;
+  // updatedAt moves with bookkeeping (poll leases, "last heard"), not only with
+  // what a user sees, so it is left out of the version; a 304 may carry an
+  // older updatedAt, never an older state, result or charge.
+  const seen = JSON.stringify(body, (key, value) => (key === "updatedAt" ? undefined : value));
+  const etag = `W/"${createHash("sha1").update(seen).digest("base64url")}"`;
   const headers = { ETag: etag, "Cache-Control": "private, no-cache" };
   const known = request.headers.get("if-none-match");
   if (known && known.split(/\s*,\s*/).includes(etag)) return new Response(null, { status: 304, headers });

@@ -33,9 +33,13 @@ export async function hitRateLimit({
   return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((windowStart.getTime() + windowMs - now) / 1000)) };
 }
 
-/** A visitor's rate-limit identity: a keyed hash of the address, never the address itself. */
+/**
+ * A visitor's rate-limit identity: a keyed hash of the address, never the
+ * address itself. The right-most X-Forwarded-For entry is the one the nearest
+ * proxy saw; entries to its left are whatever the client chose to send.
+ */
 export function visitorKey(headers: Headers): string {
-  const forwarded = headers.get("x-forwarded-for")?.split(",")[0]?.trim();
+  const forwarded = headers.get("x-forwarded-for")?.split(",").at(-1)?.trim();
   const address = forwarded || headers.get("x-real-ip") || "unknown";
   return createHash("sha256").update(`${env.WEBHOOK_SECRET}:${address}`).digest("base64url").slice(0, 22);
 }

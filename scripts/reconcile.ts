@@ -1,9 +1,10 @@
 // `npm run reconcile`: asks the running app to refresh every stale PENDING
 // task. For self-hosting, from cron: `* * * * * cd /srv/framehook && npm run reconcile`.
+import "./production-env";
 import "../lib/load-env-files";
 import { env } from "../lib/env";
 
-const url = new URL("/api/cron/reconcile", env.PUBLIC_BASE_URL);
+const url = new URL(`${env.PUBLIC_BASE_URL.replace(/\/+$/, "")}/api/cron/reconcile`);
 const response = await fetch(url, {
   headers: { Authorization: `Bearer ${env.CRON_SECRET ?? ""}` },
   signal: AbortSignal.timeout(60_000),

@@ -1,3 +1,4 @@
+import "./production-env";
 import { runApp } from "./run-app";
 
 runApp(["start", ...process.argv.slice(2)]);

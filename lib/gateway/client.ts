@@ -46,7 +46,7 @@ type Call = { method: "GET" | "POST"; path: string; body?: unknown };
 async function call({ method, path, body }: Call): Promise<unknown> {
   let response: Response;
   try {
-    response = await fetch(new URL(path, env.GATEWAY_BASE_URL), {
+    response = await fetch(gatewayUrl(path), {
       method,
       headers: {
         Authorization: `Bearer ${env.GATEWAY_API_KEY}`,
@@ -112,6 +112,11 @@ export async function getCredits(): Promise<number> {
   const credits = z.coerce.number().finite().safeParse(value);
   if (!credits.success) throw new GatewayError("bad_response", "credits response has no balance", { mayHaveReachedGateway: true });
   return credits.data;
+}
+
+/** Paths are relative to the base URL, which may carry a path of its own ("https://host/v1"). */
+function gatewayUrl(path: string): string {
+  return `${env.GATEWAY_BASE_URL.replace(/\/+$/, "")}${path}`;
 }
 
 function unwrapEnvelope(json: unknown): unknown {

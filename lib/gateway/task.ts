@@ -30,10 +30,12 @@ const urlList = z.preprocess(
 export const taskSchema = z.looseObject({
   taskId: z.string().min(1).max(200),
   state: stateSchema,
-  resultUrls: urlList.optional().nullable(),
-  creditsConsumed: z.coerce.number().finite().nonnegative().optional().nullable(),
-  failCode: z.union([z.string(), z.number()]).optional().nullable(),
-  failMsg: z.string().optional().nullable(),
+  // Only taskId and state must parse: an odd value elsewhere is dropped, so it
+  // can never keep a task from reaching its terminal state.
+  resultUrls: urlList.nullish().catch(null),
+  creditsConsumed: z.coerce.number().finite().nonnegative().nullish().catch(null),
+  failCode: z.union([z.string(), z.number()]).nullish().catch(null),
+  failMsg: z.string().nullish().catch(null),
 });
 
 export function toTaskSnapshot(task: z.infer<typeof taskSchema>): TaskSnapshot {

@@ -23,7 +23,8 @@ export function callbackUrlFor(generationId: string): string | undefined {
     }
     return undefined;
   }
-  const url = new URL(WEBHOOK_PATH, env.PUBLIC_BASE_URL);
+  // Keeps a path in the base URL (an app served under /studio, say).
+  const url = new URL(`${env.PUBLIC_BASE_URL.replace(/\/+$/, "")}${WEBHOOK_PATH}`);
   url.searchParams.set("token", callbackTokenFor(generationId, env.WEBHOOK_SECRET));
   return url.toString();
 }

@@ -47,10 +47,11 @@ export type DeliveryEntry = {
 };
 
 export async function listDeliveries({ generationId }: { generationId: string }): Promise<DeliveryEntry[]> {
+  // The latest 200, oldest first: a long-polled task keeps its ending.
   const rows = await prisma.delivery.findMany({
     where: { generationId },
-    orderBy: { id: "asc" },
+    orderBy: { id: "desc" },
     take: 200,
   });
-  return rows.map((d) => ({ ...d, createdAt: d.createdAt.toISOString() }));
+  return rows.reverse().map((d) => ({ ...d, createdAt: d.createdAt.toISOString() }));
 }

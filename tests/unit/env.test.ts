@@ -1,0 +1,37 @@
+import { describe, expect, test } from "vitest";
+import { parseEnv } from "@/lib/env";
+
+const remote = { GATEWAY_BASE_URL: "https://gateway.example.com", GATEWAY_API_KEY: "key", WEBHOOK_SECRET: "a-secret-of-some-length" };
+
+describe("parseEnv", () => {
+  test("zero configuration runs against the local simulator with development defaults", () => {
+    const env = parseEnv({});
+    expect(env).toMatchObject({ GATEWAY_BASE_URL: "http://127.0.0.1:4010", gatewayIsLocal: true, POLL_STALE_MS: 4000 });
+    expect(env.WEBHOOK_SECRET).toBeTruthy();
+    expect(env.CRON_SECRET).toBeTruthy();
+    expect(env.DATABASE_URL).toMatch(/^file:\/.+\/data\/framehook\.db$/);
+  });
+
+  test.each([
+    ["no API key", { ...remote, GATEWAY_API_KEY: undefined }, "GATEWAY_API_KEY"],
+    ["no webhook secret, even in development", { ...remote, WEBHOOK_SECRET: undefined, NODE_ENV: "development" }, "WEBHOOK_SECRET"],
+    ["a short webhook secret", { ...remote, WEBHOOK_SECRET: "short" }, "WEBHOOK_SECRET: must be at least 16 characters"],
+    ["a gateway URL that is not http(s)", { GATEWAY_BASE_URL: "ftp://gateway.example.com" }, "GATEWAY_BASE_URL"],
+    ["a poll interval that is not a number", { POLL_STALE_MS: "soon" }, "POLL_STALE_MS"],
+    ["a database URL of another kind", { DATABASE_URL: "postgres://db" }, "DATABASE_URL"],
+  ])("refuses %s, naming the variable", (_name, source, message) => {
+    expect(() => parseEnv(source as Record<string, string | undefined>)).toThrow(message);
+  });
+
+  test("a real gateway gets no public default: CRON_SECRET stays unset unless given", () => {
+    const env = parseEnv(remote);
+    expect(env.gatewayIsLocal).toBe(false);
+    expect(env.CRON_SECRET).toBeUndefined();
+    expect(env.WEBHOOK_SECRET).toBe(remote.WEBHOOK_SECRET);
+  });
+
+  test("a libSQL server URL is kept as it is; a file path is resolved against the project root", () => {
+    expect(parseEnv({ DATABASE_URL: "libsql://db.example.turso.io" }).DATABASE_URL).toBe("libsql://db.example.turso.io");
+    expect(parseEnv({ DATABASE_URL: "file:./other.db" }).DATABASE_URL).toBe(`file:${process.cwd()}/other.db`);
+  });
+});
