@@ -4,6 +4,7 @@
 import "server-only";
 import { invalidateCreditBalance } from "@/lib/credits";
 import { prisma } from "@/lib/db";
+import { env } from "@/lib/env";
 import type { DeliveryOutcome, DeliverySource } from "@/lib/generated/prisma/client";
 import type { TaskSnapshot } from "@/lib/gateway/task";
 import { updateGenerationIf } from "./update-if";
@@ -30,6 +31,12 @@ export async function applyTaskSnapshot({
   if (snapshot.state === "PENDING") {
     const updated = await updateGenerationIf({ where: match, data: { lastHeardAt: now } });
     outcome = updated ? "STILL_PENDING" : "LATE_IGNORED";
+  } else if (await awaitingResultUrls({ match, snapshot, now })) {
+    // Some gateways report SUCCESS before the result is published: a final
+    // SUCCESS without a video would be a charged, empty card. Keep polling
+    // until the URLs appear or the task is overdue, then take what there is.
+    outcome = "STILL_PENDING";
+    detail = detail ?? "SUCCESS without result URLs yet";
   } else {
     const succeeded = snapshot.state === "SUCCESS";
     const transitioned = await updateGenerationIf({
@@ -61,6 +68,20 @@ export async function applyTaskSnapshot({
     select: { id: true },
   });
   return { outcome, deliveryId: delivery.id };
+}
+
+async function awaitingResultUrls({
+  match,
+  snapshot,
+  now,
+}: {
+  match: { id: string; taskId: string; state: "PENDING" };
+  snapshot: TaskSnapshot;
+  now: Date;
+}): Promise<boolean> {
+  if (snapshot.state !== "SUCCESS" || snapshot.resultUrls.length > 0) return false;
+  const recent = { gt: new Date(now.getTime() - env.PENDING_OVERDUE_MS) };
+  return updateGenerationIf({ where: { ...match, createdAt: recent }, data: { lastHeardAt: now } });
 }
 
 function serializeMetadata(metadata: Record<string, unknown>): string | null {

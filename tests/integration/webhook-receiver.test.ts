@@ -9,6 +9,7 @@ const app = await startApp();
 const { prisma } = await import("@/lib/db");
 const { env } = await import("@/lib/env");
 const { callbackTokenFor } = await import("@/lib/generations/callback-token");
+const { applyTaskSnapshot } = await import("@/lib/generations/apply-task-snapshot");
 
 afterAll(() => app.close());
 beforeAll(() => app.simulator.reset(100));
@@ -147,6 +148,17 @@ describe("applying outcomes", () => {
     const response = await deliver(g.token, { taskId: g.taskId, state: "SUCCESS" });
     expect(await response.json()).toEqual({ ok: true, outcome: "STILL_PENDING" });
     expect((await snapshot(g.id)).row.state).toBe("PENDING");
+  });
+
+  test("SUCCESS without result URLs waits for them, until the task is overdue", async () => {
+    const g = await pendingGeneration("nourls");
+    const bare = { taskId: g.taskId, state: "SUCCESS" as const, resultUrls: [], creditsConsumed: 0.28, failCode: null, failMessage: null, metadata: {} };
+    expect(await applyTaskSnapshot({ generationId: g.id, snapshot: bare, source: "POLL" })).toMatchObject({ outcome: "STILL_PENDING" });
+    expect((await snapshot(g.id)).row).toMatchObject({ state: "PENDING", creditsConsumed: null });
+
+    await prisma.generation.update({ where: { id: g.id }, data: { createdAt: new Date(Date.now() - env.PENDING_OVERDUE_MS - 1000) } });
+    expect(await applyTaskSnapshot({ generationId: g.id, snapshot: bare, source: "POLL" })).toMatchObject({ outcome: "APPLIED" });
+    expect((await snapshot(g.id)).row).toMatchObject({ state: "SUCCESS", creditsConsumed: 0.28, resultUrls: "[]" });
   });
 
   test("20 concurrent identical callbacks make one transition and one charge", async () => {
