@@ -49,7 +49,7 @@ export async function submitGeneration({
     });
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error;
-    const failure = describeSubmitFailure(error);
+    const failure = describeSubmitFailure(error, { followable: webhookUrl !== undefined });
     await updateGenerationIf({
       where: { id: row.id, state: "SUBMITTING" },
       data: {
@@ -111,7 +111,12 @@ function isSafeToRetry(error: GatewayError): boolean {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** What the user is told; the precise cause goes to the log. */
-export function describeSubmitFailure(error: GatewayError): AppError {
+export function describeSubmitFailure(error: GatewayError, { followable }: { followable: boolean }): AppError {
+  // Whether a task the gateway started anyway can still reach this generation:
+  // only through its callback, so not when callbacks are off.
+  const ifStarted = followable
+    ? "if it started the task anyway, the result will appear here."
+    : "if it started the task anyway, it cannot be followed here without callbacks: check the gateway's dashboard before trying again.";
   const fail = (code: ErrorCode, message: string, headers?: Record<string, string>) =>
     new AppError(code, message, undefined, headers);
   switch (error.kind) {
@@ -132,7 +137,7 @@ export function describeSubmitFailure(error: GatewayError): AppError {
       console.warn("[framehook] gateway submit timed out after sending; not retried, to avoid a duplicate task");
       return fail(
         "gateway_unavailable",
-        "The gateway did not answer in time. It was not asked twice, to avoid a duplicate task; if it started the task anyway, the result will appear here.",
+        `The gateway did not answer in time. It was not asked twice, to avoid a duplicate task; ${ifStarted}`,
       );
     default:
       console.warn(`[framehook] gateway submit failed: ${error.kind}: ${error.message}`);
@@ -140,7 +145,7 @@ export function describeSubmitFailure(error: GatewayError): AppError {
       if (error.options.mayHaveReachedGateway && error.options.status === undefined) {
         return fail(
           "gateway_unavailable",
-          "The gateway did not answer properly. It was not asked twice, to avoid a duplicate task; if it started the task anyway, the result will appear here.",
+          `The gateway did not answer properly. It was not asked twice, to avoid a duplicate task; ${ifStarted}`,
         );
       }
       return fail("gateway_unavailable", "The video gateway is unavailable right now. Nothing was charged; try again in a moment.");
