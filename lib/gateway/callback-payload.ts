@@ -1,7 +1,7 @@
 // Callback bodies differ between gateways (DESIGN.md): a flat task, a
 // `{code, msg, data}` envelope, `resultJson` as a JSON string. This module
 // turns any of them into a TaskSnapshot, or says the body is only a hint.
-import { safeJsonParse, taskSchema, toTaskSnapshot, type TaskSnapshot } from "./task";
+import { isRecord, safeJsonParse, taskSchema, toTaskSnapshot, type TaskSnapshot } from "./task";
 
 export type CallbackReading =
   /** Complete: can be applied as it is. */
@@ -11,11 +11,10 @@ export type CallbackReading =
   | { kind: "malformed"; reason: string };
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export function readCallbackBody(text: string): CallbackReading {
   const parsed = safeJsonParse(text);
-  if (!isObject(parsed)) return { kind: "malformed", reason: "body is not a JSON object" };
+  if (!isRecord(parsed)) return { kind: "malformed", reason: "body is not a JSON object" };
 
   const task = unwrap(parsed);
   const candidate = taskSchema.safeParse(task);
@@ -32,10 +31,10 @@ export function readCallbackBody(text: string): CallbackReading {
 
 /** Lifts the task out of an envelope and folds `resultJson` into `resultUrls`. */
 function unwrap(body: Json): Json {
-  const inner = isObject(body.data) ? { ...body.data } : { ...body };
+  const inner = isRecord(body.data) ? { ...body.data } : { ...body };
   if (inner.resultUrls === undefined && inner.resultJson !== undefined) {
     const result = typeof inner.resultJson === "string" ? safeJsonParse(inner.resultJson) : inner.resultJson;
-    if (isObject(result) && Array.isArray(result.resultUrls)) inner.resultUrls = result.resultUrls;
+    if (isRecord(result) && Array.isArray(result.resultUrls)) inner.resultUrls = result.resultUrls;
     delete inner.resultJson;
   }
   if (inner.taskId === undefined) {

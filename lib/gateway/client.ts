@@ -3,7 +3,7 @@
 import "server-only";
 import { z } from "zod";
 import { env } from "@/lib/env";
-import { safeJsonParse, taskSchema, toTaskSnapshot, type TaskSnapshot } from "./task";
+import { isRecord, safeJsonParse, taskSchema, toTaskSnapshot, type TaskSnapshot } from "./task";
 
 export type GatewayErrorKind =
   | "unauthorized"
@@ -147,8 +147,4 @@ function parseRetryAfter(header: string | null): number | undefined {
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
   const date = Date.parse(header);
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

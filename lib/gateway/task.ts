@@ -60,6 +60,10 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
 export function safeJsonParse(text: string): unknown {
   try {
     return JSON.parse(text);

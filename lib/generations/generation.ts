@@ -1,7 +1,7 @@
 // The Generation as the app's routes and pages see it, and its states.
 import type { Generation as GenerationRow, GenerationState } from "@/lib/generated/prisma/client";
 import { env } from "@/lib/env";
-import { isHttpUrl, safeJsonParse } from "@/lib/gateway/task";
+import { isHttpUrl, isRecord, safeJsonParse } from "@/lib/gateway/task";
 
 export type { GenerationState };
 export const GENERATION_STATES = ["SUBMITTING", "PENDING", "SUCCESS", "FAILURE", "SUBMIT_FAILED"] as const satisfies readonly GenerationState[];
@@ -50,8 +50,4 @@ export function toGeneration(row: GenerationRow, now = Date.now()): Generation {
     updatedAt: row.updatedAt.toISOString(),
     completedAt: row.completedAt?.toISOString() ?? null,
   };
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
