@@ -7,6 +7,7 @@ import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import type { DeliveryOutcome, DeliverySource } from "@/lib/generated/prisma/client";
 import type { TaskSnapshot } from "@/lib/gateway/task";
+import { recordDelivery } from "./delivery-log";
 import { updateGenerationIf } from "./update-if";
 
 const METADATA_MAX_BYTES = 8 * 1024;
@@ -63,11 +64,8 @@ export async function applyTaskSnapshot({
     }
   }
 
-  const delivery = await prisma.delivery.create({
-    data: { generationId, taskId: snapshot.taskId, source, outcome, reportedState: snapshot.state, detail },
-    select: { id: true },
-  });
-  return { outcome, deliveryId: delivery.id };
+  const deliveryId = await recordDelivery({ generationId, taskId: snapshot.taskId, source, outcome, reportedState: snapshot.state, detail });
+  return { outcome, deliveryId };
 }
 
 async function awaitingResultUrls({

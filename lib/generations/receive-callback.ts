@@ -11,6 +11,7 @@ import { GatewayError, getTask } from "@/lib/gateway/client";
 import type { DeliveryOutcome } from "@/lib/generated/prisma/client";
 import { applyTaskSnapshot } from "./apply-task-snapshot";
 import { verifyCallbackToken } from "./callback-token";
+import { recordDelivery } from "./delivery-log";
 import { updateGenerationIf } from "./update-if";
 
 export const CALLBACK_MAX_BYTES = 64 * 1024;
@@ -57,9 +58,7 @@ export async function receiveCallback({
   }
   const taskId = generation.taskId;
   const reject = async (code: "bad_request" | "unauthorized", message: string) => {
-    await prisma.delivery.create({
-      data: { generationId, taskId, source: "CALLBACK", outcome: "REJECTED", detail: message },
-    });
+    await recordDelivery({ generationId, taskId, source: "CALLBACK", outcome: "REJECTED", detail: message });
     return new AppError(code, message);
   };
 
@@ -77,9 +76,7 @@ export async function receiveCallback({
     return applyTaskSnapshot({ generationId, snapshot, source: "CALLBACK", detail: `confirmed by GET (${reading.reason})` });
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error;
-    await prisma.delivery.create({
-      data: { generationId, taskId, source: "CALLBACK", outcome: "ERROR", detail: `could not confirm: ${error.kind}` },
-    });
+    await recordDelivery({ generationId, taskId, source: "CALLBACK", outcome: "ERROR", detail: `could not confirm: ${error.kind}` });
     // Non-2xx: the gateway retries, and polling still has the task.
     throw new AppError("gateway_unavailable", "Could not confirm the task with the gateway; retry later.");
   }

@@ -8,6 +8,7 @@ import { env } from "@/lib/env";
 import { GatewayError, getTask } from "@/lib/gateway/client";
 import type { TaskSnapshot } from "@/lib/gateway/task";
 import { applyTaskSnapshot } from "./apply-task-snapshot";
+import { recordDelivery } from "./delivery-log";
 import { updateGenerationIf } from "./update-if";
 
 const MAX_BACKOFF_MS = 5 * 60_000;
@@ -80,9 +81,7 @@ async function refreshOne({
       where: { id, state: "PENDING" },
       data: { pollFailures: { increment: 1 }, pollNotFound: notFound ? { increment: 1 } : 0, pollLeaseUntil: new Date(Date.now() + backoff) },
     });
-    await prisma.delivery.create({
-      data: { generationId: id, taskId, source: "POLL", outcome: "ERROR", detail: `${error.kind}: ${error.message}`.slice(0, 300) },
-    });
+    await recordDelivery({ generationId: id, taskId, source: "POLL", outcome: "ERROR", detail: `${error.kind}: ${error.message}` });
   }
   return true;
 }
