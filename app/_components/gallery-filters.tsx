@@ -3,15 +3,13 @@
 // purpose: the form's model picker owns that accessible name.
 import type { GenerationState } from "@/lib/generations/generation";
 import type { ModelSpec } from "@/lib/models/catalog";
+import { STATE_LABELS } from "./state-badge";
 import type { GenerationFilters } from "./use-generations";
 
-const STATE_OPTIONS: { value: GenerationState; label: string }[] = [
-  { value: "PENDING", label: "Generating" },
-  { value: "SUCCESS", label: "Ready" },
-  { value: "FAILURE", label: "Failed" },
-  { value: "SUBMIT_FAILED", label: "Not submitted" },
-  { value: "SUBMITTING", label: "Submitting" },
-];
+const STATE_OPTIONS = (["PENDING", "SUCCESS", "FAILURE", "SUBMIT_FAILED", "SUBMITTING"] as const).map((value) => ({
+  value,
+  label: STATE_LABELS[value],
+}));
 
 const select =
   "rounded-lg border border-zinc-300 bg-white py-1.5 pr-8 pl-2 text-sm focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-brand-600 dark:border-zinc-700 dark:bg-zinc-900";

@@ -5,15 +5,11 @@
 import { useEffect, useRef, useState } from "react";
 import { useSWRConfig } from "swr";
 import type { Generation, GenerationState } from "@/lib/generations/generation";
+import { STATE_LABELS } from "./state-badge";
 import { CREDITS_KEY } from "./use-credits";
 
-const SPOKEN: Record<GenerationState, string> = {
-  SUBMITTING: "Submitting",
-  PENDING: "Generating",
-  SUCCESS: "Ready",
-  FAILURE: "Failed, not charged",
-  SUBMIT_FAILED: "Not submitted, not charged",
-};
+const spoken = (state: GenerationState) =>
+  state === "FAILURE" || state === "SUBMIT_FAILED" ? `${STATE_LABELS[state]}, not charged` : STATE_LABELS[state];
 
 export function useStateChanges(generations: readonly Generation[]): string {
   const { mutate } = useSWRConfig();
@@ -27,7 +23,7 @@ export function useStateChanges(generations: readonly Generation[]): string {
     if (!previous) return;
     const changed = generations.filter((g) => previous.has(g.id) && previous.get(g.id) !== g.state);
     if (changed.length === 0) return;
-    setAnnouncement(changed.map((g) => `${SPOKEN[g.state]}: ${g.prompt.slice(0, 80)}`).join(". "));
+    setAnnouncement(changed.map((g) => `${spoken(g.state)}: ${g.prompt.slice(0, 80)}`).join(". "));
     if (changed.some((g) => g.state === "SUCCESS" || g.state === "FAILURE")) void mutate(CREDITS_KEY);
   }, [generations, mutate]);
 
