@@ -1,7 +1,7 @@
 // The gateway API as the spec names it: endpoints, Bearer auth, validation
 // errors that name the field, and JSON error bodies with a code and a message.
 import { afterAll, describe, expect, test } from "vitest";
-import { inputs, launchSimulator, marker, until } from "./harness";
+import { inputs, launchSimulator, marker, waitFor } from "./harness";
 
 const sim = await launchSimulator({ SIMULATOR_PENDING_MS: "300", SIMULATOR_PENDING_JITTER_MS: "0" });
 afterAll(() => sim.stop());
@@ -118,7 +118,7 @@ describe("GET /api/generate/{taskId}", () => {
     expect(pending.progress).toBeLessThan(100);
     expect(Date.parse(pending.createTime)).toBeGreaterThan(Date.now() - 5000);
 
-    const done = await until(async () => {
+    const done = await waitFor(async () => {
       const task = await sim.task(taskId);
       return task.state !== "PENDING" && task;
     });

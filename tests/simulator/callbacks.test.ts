@@ -2,7 +2,7 @@
 // exponential backoff on non-2xx or timeout, duplicated, dropped, delayed, out
 // of order, in three body shapes.
 import { afterAll, beforeEach, describe, expect, test } from "vitest";
-import { inputs, launchSimulator, marker, sleep, startReceiver, until, type Hit } from "./harness";
+import { inputs, launchSimulator, marker, sleep, startReceiver, waitFor, type Hit } from "./harness";
 
 // Backoff 100 ms (so retries come at +100, +200, +400 ms) and a 300 ms timeout keep this file fast.
 const sim = await launchSimulator({
@@ -29,7 +29,7 @@ async function submitWithWebhook(label: string, scenario?: Parameters<typeof sim
   const { taskId, status } = await sim.submit(inputs.text(`callback ${m}`, 2), { webhook_url: url });
   expect(status).toBe(200);
   const hits = () => receiver.hits.filter((h) => h.body && JSON.stringify(h.body).includes(taskId));
-  return { m, taskId, hits, waitHits: (n: number, timeoutMs = 4000) => until(() => hits().length >= n && hits(), timeoutMs) };
+  return { m, taskId, hits, waitHits: (n: number, timeoutMs = 4000) => waitFor(() => hits().length >= n && hits(), timeoutMs) };
 }
 
 const gaps = (hits: Hit[]) => hits.slice(1).map((h, i) => h.at - hits[i]!.at);
@@ -56,7 +56,7 @@ describe("delivery", () => {
   test("without webhook_url nothing is sent", async () => {
     const m = marker("nohook");
     const { taskId } = await sim.submit(inputs.text(`silent ${m}`, 1));
-    await until(async () => (await sim.task(taskId)).state === "SUCCESS");
+    await waitFor(async () => (await sim.task(taskId)).state === "SUCCESS");
     await sleep(200);
     expect(receiver.hits).toHaveLength(0);
     expect(await sim.control.callbacks(m)).toEqual([]);
@@ -127,7 +127,7 @@ describe("retries", () => {
     const { m, waitHits } = await submitWithWebhook("timeout");
     const got = await waitHits(2);
     expect(gaps(got)[0]).toBeGreaterThanOrEqual(300 + 100 - 10); // timeout, then backoff
-    await until(async () => (await sim.control.callbacks(m)).length === 2);
+    await waitFor(async () => (await sim.control.callbacks(m)).length === 2);
     expect((await sim.control.callbacks(m)).map((x) => x.status)).toEqual(["timeout", 200]);
   });
 
@@ -135,7 +135,7 @@ describe("retries", () => {
     const m = marker("unreachable");
     await sim.control.scenario({ match: m, callback: { retries: 1 } });
     await sim.submit(inputs.text(`nobody home ${m}`, 1), { webhook_url: "http://127.0.0.1:9/hook" });
-    const attempts = await until(async () => {
+    const attempts = await waitFor(async () => {
       const list = await sim.control.callbacks(m);
       return list.length === 2 && list;
     });
@@ -177,7 +177,7 @@ describe("duplicates, drops, delays, order", () => {
 
   test("drop: never sent, while polling still shows the outcome", async () => {
     const { m, taskId, hits } = await submitWithWebhook("drop", { callback: { mode: "drop" } });
-    await until(async () => (await sim.task(taskId)).state === "SUCCESS");
+    await waitFor(async () => (await sim.task(taskId)).state === "SUCCESS");
     await sleep(300);
     expect(hits()).toHaveLength(0);
     expect(await sim.control.callbacks(m)).toEqual([]);

@@ -1,7 +1,7 @@
 // Models, prices and the credits ledger: cost = price × output seconds, charged
 // on SUCCESS only, nothing on FAILURE, never negative, exact under concurrency.
 import { afterAll, beforeEach, describe, expect, test } from "vitest";
-import { inputs, launchSimulator, marker, until } from "./harness";
+import { inputs, launchSimulator, marker, waitFor } from "./harness";
 
 const sim = await launchSimulator({ SIMULATOR_START_CREDITS: "50", SIMULATOR_PENDING_MS: "60000", SIMULATOR_PENDING_JITTER_MS: "0" });
 afterAll(() => sim.stop());
@@ -113,7 +113,7 @@ describe("credits ledger", () => {
     await sim.control.scenario({ match: m, pendingMs: 300 });
     const { taskId } = await sim.submit(inputs.text(`soon ${m}`, 1));
     expect((await sim.credits()).credits).toBe(50);
-    await until(async () => (await sim.task(taskId)).state === "SUCCESS");
+    await waitFor(async () => (await sim.task(taskId)).state === "SUCCESS");
     expect((await sim.credits()).credits).toBeCloseTo(49.8592, 4);
   });
 

@@ -3,7 +3,7 @@
 import { execFile } from "node:child_process";
 import { afterAll, describe, expect, test } from "vitest";
 import { loadConfig } from "@/simulator/config";
-import { inputs, launchSimulator, marker, sleep, startReceiver, until } from "./harness";
+import { inputs, launchSimulator, marker, sleep, startReceiver, waitFor } from "./harness";
 
 const [plain, configured, receiver] = await Promise.all([
   launchSimulator(),
@@ -63,7 +63,7 @@ describe("defaults", () => {
     await sim.control.scenario({ match: m, pendingMs: 0 });
     receiver.always(500);
     await sim.submit(inputs.text(`schedule ${m}`, 1), { webhook_url: receiver.url(m) });
-    const hits = await until(() => receiver.hits.length >= 4 && receiver.hits, 10_000);
+    const hits = await waitFor(() => receiver.hits.length >= 4 && receiver.hits, 10_000);
     const gaps = hits.slice(1).map((h, i) => h.at - hits[i]!.at);
     expect(gaps[0]).toBeGreaterThanOrEqual(990);
     expect(gaps[0]).toBeLessThan(1700); // slack for a busy machine, still far from 2 s
@@ -108,9 +108,9 @@ describe("environment", () => {
     receiver.reset();
     receiver.answer(500);
     const { taskId } = await sim.submit(inputs.text(`logged ${m}`, 1), { webhook_url: receiver.url(m) });
-    await until(() => receiver.hits.length >= 2);
+    await waitFor(() => receiver.hits.length >= 2);
     await sim.api("/api/credits", { key: "nope" });
-    await until(() => sim.output.some((l) => l.includes("GET /api/credits 401")));
+    await waitFor(() => sim.output.some((l) => l.includes("GET /api/credits 401")));
     const lines = sim.output.filter((l) => l.includes(taskId) || l.includes("/api/"));
     expect(lines).toEqual(
       expect.arrayContaining([

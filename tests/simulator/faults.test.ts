@@ -3,7 +3,7 @@
 // errors, dropped submit connections, and scenarios isolated by marker.
 import http from "node:http";
 import { afterAll, beforeEach, describe, expect, test } from "vitest";
-import { inputs, launchSimulator, marker, sleep, startReceiver, until } from "./harness";
+import { inputs, launchSimulator, marker, sleep, startReceiver, waitFor } from "./harness";
 
 const sim = await launchSimulator({ SIMULATOR_PENDING_MS: "100", SIMULATOR_PENDING_JITTER_MS: "0", SIMULATOR_CALLBACK_BACKOFF_MS: "100" });
 const receiver = await startReceiver();
@@ -13,7 +13,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   // Retried: a test that failed while the simulator refused connections must not fail the next ones.
-  await until(() => sim.control.reset().then(() => true, () => false), 3000);
+  await waitFor(() => sim.control.reset().then(() => true, () => false), 3000);
   receiver.reset();
 });
 
@@ -134,7 +134,7 @@ describe("outages", () => {
     const downSince = Date.now();
     expect(await networkError("/api/credits")).toBe("ECONNREFUSED");
     expect(await networkError(`/api/generate/${taskId}`)).toBe("ECONNREFUSED");
-    await until(async () => (await networkError("/api/credits")) === "answered", 4000);
+    await waitFor(async () => (await networkError("/api/credits")) === "answered", 4000);
     const backUpAt = Date.now();
     // The task finished and its callback went out while the API was down.
     expect(receiver.hits.map((h) => h.body)).toEqual([expect.objectContaining({ taskId, state: "SUCCESS" })]);
@@ -236,8 +236,8 @@ describe("isolation by marker", () => {
       sim.submit(inputs.text(`A ${a}`, 1), { webhook_url: receiver.url(a) }),
       sim.submit(inputs.text(`B ${b}`, 1), { webhook_url: receiver.url(b) }),
     ]);
-    await until(async () => (await sim.control.callbacks(a)).length === 3);
-    await until(async () => (await sim.task(tb.taskId)).state === "SUCCESS");
+    await waitFor(async () => (await sim.control.callbacks(a)).length === 3);
+    await waitFor(async () => (await sim.task(tb.taskId)).state === "SUCCESS");
     expect((await sim.task(ta.taskId)).state).toBe("FAILURE");
     expect(await sim.control.callbacks(b)).toEqual([]);
     expect((await sim.control.tasks(a)).map((t) => t.taskId)).toEqual([ta.taskId]);

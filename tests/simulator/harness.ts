@@ -103,15 +103,7 @@ export async function startReceiver() {
   };
 }
 
-export async function until<T>(probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error("until: timed out");
-    await sleep(20);
-  }
-}
+export { waitFor } from "../support/wait";
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,14 +1,14 @@
 // Lifecycle: PENDING for the configured, jittered time, then SUCCESS or FAILURE
 // at the configured failure rate or as a scenario says.
 import { afterAll, beforeEach, describe, expect, test } from "vitest";
-import { inputs, launchSimulator, marker, until } from "./harness";
+import { inputs, launchSimulator, marker, waitFor } from "./harness";
 
 const sim = await launchSimulator({ SIMULATOR_PENDING_MS: "300", SIMULATOR_PENDING_JITTER_MS: "200", SIMULATOR_START_CREDITS: "1000" });
 afterAll(() => sim.stop());
 beforeEach(() => sim.control.reset());
 
 const finished = (taskId: string) =>
-  until(async () => {
+  waitFor(async () => {
     const task = await sim.task(taskId);
     return task.state !== "PENDING" && task;
   });

@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeEach, describe, expect, test } from "vitest";
-import { inputs, launchSimulator, marker, sleep, until } from "./harness";
+import { inputs, launchSimulator, marker, sleep, waitFor } from "./harness";
 
 const MEDIA = path.resolve("simulator/media");
 const sim = await launchSimulator({ SIMULATOR_PENDING_MS: "0", SIMULATOR_PENDING_JITTER_MS: "0" });
@@ -12,7 +12,7 @@ beforeEach(() => sim.control.reset());
 
 async function resultUrl(m = marker("media")) {
   const { taskId } = await sim.submit(inputs.text(`clip ${m}`, 2));
-  const task = await until(async () => {
+  const task = await waitFor(async () => {
     const t = await sim.task(taskId);
     return t.state === "SUCCESS" && t;
   });

@@ -40,12 +40,4 @@ export async function startApp({ env = {}, simulatorEnv = {} }: { env?: Record<s
   };
 }
 
-export async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error("waitFor: timed out");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+export { waitFor } from "./wait";
