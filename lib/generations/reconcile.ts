@@ -1,7 +1,8 @@
-// The cron's work: poll every stale PENDING task in batches, and keep the
-// delivery log within its retention bound.
+// The cron's work: poll every stale PENDING task in batches, keep the
+// delivery log within its retention bound, and run the media copy jobs.
 import "server-only";
 import { prisma } from "@/lib/db";
+import { expireStoredMedia, runDueMediaJobs, scheduleMediaCopies } from "@/lib/media/copy-jobs";
 import { refreshStaleGenerations } from "./refresh";
 
 const DELIVERY_RETENTION_DAYS = 30;
@@ -9,7 +10,7 @@ const MAX_BATCHES = 20;
 /** Far longer than a submit can take (timeouts and bounded retries): the process died mid-submit. */
 const SUBMITTING_ABANDONED_MS = 5 * 60_000;
 
-export async function reconcile(): Promise<{ polled: number; abandoned: number; prunedDeliveries: number }> {
+export async function reconcile(): Promise<{ polled: number; abandoned: number; prunedDeliveries: number; mediaJobs: number }> {
   let polled = 0;
   for (let batch = 0; batch < MAX_BATCHES; batch++) {
     const count = await refreshStaleGenerations();
@@ -29,5 +30,10 @@ export async function reconcile(): Promise<{ polled: number; abandoned: number; 
   });
   const cutoff = new Date(Date.now() - DELIVERY_RETENTION_DAYS * 86_400_000);
   const { count: prunedDeliveries } = await prisma.delivery.deleteMany({ where: { createdAt: { lt: cutoff } } });
-  return { polled, abandoned, prunedDeliveries };
+  // Copies: jobs any SUCCESS lacks (a crash after the transition), expired
+  // copies to delete, then every due job this run can lease.
+  await scheduleMediaCopies();
+  await expireStoredMedia();
+  const mediaJobs = await runDueMediaJobs();
+  return { polled, abandoned, prunedDeliveries, mediaJobs };
 }
