@@ -70,6 +70,7 @@ export default defineConfig({
     env: {
       PORT: String(APP_PORT),
       DATABASE_URL: `file:./data/e2e-${APP_PORT}.db`,
+      MEDIA_LOCAL_DIR: `./data/e2e-${APP_PORT}-media`,
       GATEWAY_BASE_URL: SIMULATOR_URL,
       PUBLIC_BASE_URL: baseURL,
       POLL_STALE_MS: "2000",
