@@ -35,7 +35,7 @@ test("a finished video is copied and still plays from the copy after the gateway
   // The detail page shows both, and the copy's status.
   await gallery.openDetails(prompt);
   await expect(page.getByTestId("copy-status")).toHaveText(/^stored · \d+ KB$/);
-  await expect(page.getByText(task!.resultUrls[0]!)).toBeVisible();
+  await expect(page.getByText(task!.resultUrls[0]!, { exact: true })).toBeVisible();
   await expect(page.getByRole("region", { name: "Result" }).locator("video")).toHaveAttribute("src", src);
 });
 

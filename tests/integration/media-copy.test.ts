@@ -174,3 +174,22 @@ test("10 concurrent SUCCESS callbacks for one task: one job, one download, one s
   expect((await app.simulator.media(marker)).filter((m) => m.method === "GET")).toHaveLength(1);
   expect(storedFiles(id)).toEqual(["0"]);
 });
+
+test("a crash between the SUCCESS transition and the copy job loses nothing: the cron derives the job", async () => {
+  const { reconcile } = await import("@/lib/generations/reconcile");
+  const marker = uniqueMarker("crashgap");
+  await app.simulator.scenario({ match: marker, pendingMs: 600_000, callback: { mode: "drop" } });
+  const { body } = await submitPrompt(app, `lantern ${marker}`);
+  const id = body.id as string;
+  await app.simulator.settle(marker);
+  const [task] = await app.simulator.tasks(marker);
+  // The transition as the single writer makes it, but the process "dies" before its hook runs.
+  await prisma.generation.update({
+    where: { id },
+    data: { state: "SUCCESS", resultUrls: JSON.stringify(task!.resultUrls), creditsConsumed: task!.creditsConsumed, completedAt: new Date() },
+  });
+  expect(await prisma.mediaCopy.count({ where: { generationId: id } })).toBe(0);
+  const result = await reconcile();
+  expect(result.mediaJobs).toBeGreaterThanOrEqual(1);
+  expect(await prisma.mediaCopy.findMany({ where: { generationId: id } })).toEqual([expect.objectContaining({ state: "DONE", attempts: 1 })]);
+});
