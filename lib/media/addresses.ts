@@ -3,7 +3,10 @@
 // the app's own network (loopback, private ranges, cloud metadata, link-local).
 import net from "node:net";
 
-const blocked = new net.BlockList();
+// Two lists: Node's BlockList matches IPv4 addresses against IPv4-mapped IPv6
+// rules, so one list with ::ffff:0:0/96 would refuse every IPv4 address.
+const blocked4 = new net.BlockList();
+const blocked6 = new net.BlockList();
 for (const [prefix, bits] of [
   ["0.0.0.0", 8], // "this network"
   ["10.0.0.0", 8],
@@ -20,7 +23,7 @@ for (const [prefix, bits] of [
   ["224.0.0.0", 4], // multicast
   ["240.0.0.0", 4], // reserved, broadcast
 ] as const) {
-  blocked.addSubnet(prefix, bits, "ipv4");
+  blocked4.addSubnet(prefix, bits, "ipv4");
 }
 for (const [prefix, bits] of [
   ["::", 128],
@@ -34,12 +37,12 @@ for (const [prefix, bits] of [
   ["fe80::", 10], // link-local
   ["ff00::", 8], // multicast
 ] as const) {
-  blocked.addSubnet(prefix, bits, "ipv6");
+  blocked6.addSubnet(prefix, bits, "ipv6");
 }
 
 /** True for a public unicast IP address; false for anything else, including text that is not an address. */
 export function isPublicAddress(address: string): boolean {
   const family = net.isIP(address);
   if (family === 0) return false;
-  return !blocked.check(address, family === 4 ? "ipv4" : "ipv6");
+  return family === 4 ? !blocked4.check(address, "ipv4") : !blocked6.check(address, "ipv6");
 }
