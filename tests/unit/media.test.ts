@@ -1,6 +1,7 @@
 // Pure pieces of lib/media: which addresses a download may reach, which
 // content types a stored copy is served with, and byte-range parsing.
 import { describe, expect, test } from "vitest";
+import { parseEnv } from "@/lib/env";
 import { isPublicAddress } from "@/lib/media/addresses";
 import { mediaContentType } from "@/lib/media/copy-file";
 import { parseRange } from "@/lib/media/serve-media";
@@ -66,5 +67,25 @@ describe("parseRange", () => {
     [null, 1000, null],
   ] as const)("%s of %i bytes → %j", (header, size, expected) => {
     expect(parseRange(header, size)).toEqual(expected);
+  });
+});
+
+describe("media configuration", () => {
+  test("zero configuration keeps copies on the local disk under data/media", () => {
+    expect(parseEnv({})).toMatchObject({ MEDIA_STORAGE: "local", MEDIA_LOCAL_DIR: expect.stringMatching(/\/data\/media$/), S3_FORCE_PATH_STYLE: false });
+  });
+
+  test.each([
+    ["s3 without a bucket", { MEDIA_STORAGE: "s3" }, "S3_BUCKET: is required when MEDIA_STORAGE=s3"],
+    ["an unknown backend", { MEDIA_STORAGE: "ftp" }, "MEDIA_STORAGE"],
+    ["an S3 endpoint that is not http(s)", { MEDIA_STORAGE: "s3", S3_BUCKET: "b", S3_ENDPOINT: "file:///tmp" }, "S3_ENDPOINT"],
+    ["a size cap past what a row can hold", { MEDIA_MAX_BYTES: "3000000000" }, "MEDIA_MAX_BYTES"],
+  ])("refuses %s, naming the variable", (_name, source, message) => {
+    expect(() => parseEnv(source)).toThrow(message);
+  });
+
+  test("S3 for R2: endpoint, region auto, path style as given", () => {
+    const env = parseEnv({ MEDIA_STORAGE: "s3", S3_BUCKET: "media", S3_ENDPOINT: "https://acc.r2.cloudflarestorage.com", S3_FORCE_PATH_STYLE: "true" });
+    expect(env).toMatchObject({ MEDIA_STORAGE: "s3", S3_BUCKET: "media", S3_REGION: "auto", S3_FORCE_PATH_STYLE: true, S3_PRESIGN_SECONDS: 900 });
   });
 });
