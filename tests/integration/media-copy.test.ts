@@ -10,7 +10,7 @@ import { startApp, waitFor } from "../support/app";
 import { readGeneration, submitPrompt } from "../support/generations";
 import { uniqueMarker } from "../support/simulator-control";
 
-const app = await startApp({ env: { MEDIA_STORAGE: "local", MEDIA_COPY_RETRY_MS: "50", MEDIA_COPY_MAX_ATTEMPTS: "4", MEDIA_MAX_BYTES: "3000000" } });
+const app = await startApp({ env: { MEDIA_STORAGE: "local", MEDIA_COPY_RETRY_MS: "50", MEDIA_COPY_MAX_ATTEMPTS: "4", MEDIA_RETENTION_DAYS: "30", MEDIA_MAX_BYTES: "3000000" } });
 const { prisma } = await import("@/lib/db");
 const { env } = await import("@/lib/env");
 const { callbackTokenFor } = await import("@/lib/generations/callback-token");
@@ -192,4 +192,38 @@ test("a crash between the SUCCESS transition and the copy job loses nothing: the
   const result = await reconcile();
   expect(result.mediaJobs).toBeGreaterThanOrEqual(1);
   expect(await prisma.mediaCopy.findMany({ where: { generationId: id } })).toEqual([expect.objectContaining({ state: "DONE", attempts: 1 })]);
+});
+
+test("retention: a copy older than MEDIA_RETENTION_DAYS becomes a deletion job, and the file goes", async () => {
+  const { reconcile } = await import("@/lib/generations/reconcile");
+  const { id } = await succeeded("retention");
+  const [row] = await settledCopy(id);
+  expect(storedFiles(id)).toEqual(["0"]);
+  await reconcile();
+  expect(await prisma.mediaCopy.findUniqueOrThrow({ where: { id: row!.id } })).toMatchObject({ state: "DONE" });
+
+  await prisma.mediaCopy.update({ where: { id: row!.id }, data: { completedAt: new Date(Date.now() - 31 * 86_400_000) } });
+  await reconcile();
+  expect(await prisma.mediaCopy.findUniqueOrThrow({ where: { id: row!.id } })).toMatchObject({ state: "DELETED" });
+  expect(storedFiles(id)).toEqual([]);
+  expect((await app.fetch(`/api/media/${row!.id}`)).status).toBe(404);
+  const generation = (await readGeneration(app, id)) as unknown as { storedMedia: Stored[] };
+  expect(generation.storedMedia).toEqual([expect.objectContaining({ status: "deleted", url: null })]);
+});
+
+test("10 runners racing for one due job (instances, cron, readers): one claims it, one download", async () => {
+  const { scheduleMediaCopies } = await import("@/lib/media/copy-jobs");
+  const marker = uniqueMarker("race");
+  await app.simulator.scenario({ match: marker, pendingMs: 600_000, callback: { mode: "drop" }, media: { latencyMs: 300 } });
+  const { body } = await submitPrompt(app, `race ${marker}`);
+  const id = body.id as string;
+  await app.simulator.settle(marker);
+  const [task] = await app.simulator.tasks(marker);
+  // SUCCESS written without its hook, so the job waits, due, for whoever comes first.
+  await prisma.generation.update({ where: { id }, data: { state: "SUCCESS", resultUrls: JSON.stringify(task!.resultUrls), completedAt: new Date() } });
+  await scheduleMediaCopies({ generationIds: [id] });
+  const claims = await Promise.all(Array.from({ length: 10 }, () => runDueMediaJobs({ generationIds: [id] })));
+  expect(claims.reduce((a, b) => a + b, 0)).toBe(1);
+  expect(await prisma.mediaCopy.findMany({ where: { generationId: id } })).toEqual([expect.objectContaining({ state: "DONE", attempts: 1 })]);
+  expect((await app.simulator.media(marker)).filter((m) => m.method === "GET")).toHaveLength(1);
 });
