@@ -26,6 +26,25 @@ describe("submission rate limit", () => {
     expect((await app.simulator.requests(marker)).filter((r) => r.method === "POST")).toHaveLength(3);
   });
 
+  test("a spoofed X-Forwarded-For does not make a new visitor: the socket's address is the key", async () => {
+    const marker = uniqueMarker("spoof");
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      statuses.push((await submitPrompt(app, `spoof ${i} ${marker}`, {}, { "X-Forwarded-For": `10.9.8.${i}` })).status);
+    }
+    // The window may be shared with the test above (same socket address): never more than 3 get through.
+    expect(statuses.filter((s) => s === 201).length).toBeLessThanOrEqual(3);
+    expect(statuses.at(-1)).toBe(429);
+    expect((await app.simulator.requests(marker)).filter((r) => r.method === "POST").length).toBe(statuses.filter((s) => s === 201).length);
+  });
+
+  test("windows of visitors long gone are pruned", async () => {
+    const stale = `test:${uniqueMarker("gone")}`;
+    await prisma.rateLimit.create({ data: { key: stale, windowStart: new Date(Date.now() - 2 * 86_400_000), count: 1 } });
+    await hitRateLimit({ key: `test:${uniqueMarker("new")}`, limit: 3, windowSeconds: 60 });
+    expect(await prisma.rateLimit.findUnique({ where: { key: stale } })).toBeNull();
+  });
+
   test("the counter resets in the next window and is shared by concurrent hits", async () => {
     const key = `test:${uniqueMarker("window")}`;
     const now = Date.UTC(2026, 0, 1, 0, 0, 30);
