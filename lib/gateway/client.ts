@@ -99,7 +99,7 @@ export async function getTask({ taskId }: { taskId: string }): Promise<TaskSnaps
   const json = unwrapEnvelope(await call({ method: "GET", path: `/api/generate/${encodeURIComponent(taskId)}` }));
   // Spec §4: the answer carries "at least state"; a taskId, when present, must be ours.
   const named = isRecord(json) ? json.taskId : undefined;
-  if (named !== undefined && named !== taskId) throw new GatewayError("bad_response", "task response names another task", { mayHaveReachedGateway: true });
+  if (named != null && named !== taskId) throw new GatewayError("bad_response", "task response names another task", { mayHaveReachedGateway: true });
   const parsed = taskSchema.safeParse(isRecord(json) ? { ...json, taskId } : json);
   if (!parsed.success) throw new GatewayError("bad_response", "task response is not a task", { mayHaveReachedGateway: true });
   return toTaskSnapshot(parsed.data);

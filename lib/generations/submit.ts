@@ -47,6 +47,8 @@ export async function submitGeneration({
     // Two concurrent submissions of the same form: the second finds the first.
     const replay = idempotency ? await replaySubmission(idempotency) : undefined;
     if (replay) return replay;
+    // The key's first holder expired and was released between the check and this insert.
+    if (idempotency) throw new AppError("conflict", "This Idempotency-Key is being reused right now; try again in a moment.");
     throw error;
   }
 
