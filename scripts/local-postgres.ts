@@ -61,7 +61,7 @@ export async function startLocalPostgres({
 }): Promise<LocalPostgres> {
   const bin = findPostgresBin();
   if (!bin) throw new Error(POSTGRES_MISSING);
-  if (throwaway) await removeLeftover(dataDir);
+  await stopLeftover(dataDir, { wipe: throwaway });
   // PostgreSQL refuses to run as root: as root, run it as the "postgres" user.
   const user = process.getuid?.() === 0 ? systemUser("postgres") : undefined;
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -110,19 +110,19 @@ export async function ensureDatabase(serverUrl: string, database: string, templa
   }
 }
 
-/** A throwaway server's folder from an earlier run that was killed: stop its server, start afresh. */
-async function removeLeftover(dataDir: string): Promise<void> {
+/** A server an earlier run left behind in dataDir (that run was killed): stop it; a throwaway folder is wiped. */
+async function stopLeftover(dataDir: string, { wipe }: { wipe: boolean }): Promise<void> {
   const pidFile = path.join(dataDir, "postmaster.pid");
   const pid = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, "utf8").split("\n")[0]) : 0;
   if (pid > 0) {
     try {
-      process.kill(pid, "SIGQUIT");
+      process.kill(pid, wipe ? "SIGQUIT" : "SIGINT");
       for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
     } catch {
       // Not running any more.
     }
   }
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  if (wipe) fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
 function isAlive(pid: number): boolean {
