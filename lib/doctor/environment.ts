@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import packageJson from "@/package.json";
 import { fail, isSet, ok, type CheckResult, type RawEnvironment } from "./check";
-import { MAKE_SECRET, PRODUCTION_SECRET_MIN_LENGTH } from "./secret-rules";
+import { MAKE_SECRET, PRODUCTION_SECRET_MIN_LENGTH } from "@/lib/secret-rules";
 
 export function checkNodeVersion(version = process.versions.node): CheckResult {
   const wanted = packageJson.engines.node.replace(/^>=\s*/, "");
