@@ -2,14 +2,15 @@
 // Prisma's own `_prisma_migrations` table with SQL that SQLite and PostgreSQL share.
 import fs from "node:fs";
 import path from "node:path";
+import { databaseEngine, schemaFolder } from "@/lib/database/engine";
 import { fail, ok, type CheckResult } from "./check";
 
 const NAME = "Database";
 const FIX_MIGRATE = "run `npm run db:migrate` (`npm run dev` and `npm start` do it before starting)";
 
 /** Where the committed migrations of this database's engine live: the one place that knows. */
-export function migrationsFolder(_databaseUrl: string, cwd = process.cwd()): string {
-  return path.join(cwd, "prisma", "migrations");
+export function migrationsFolder(databaseUrl: string, cwd = process.cwd()): string {
+  return path.join(cwd, schemaFolder(databaseEngine(databaseUrl)), "migrations");
 }
 
 /** Committed migrations, oldest first; undefined when the folder is not shipped (a serverless bundle). */

@@ -75,7 +75,8 @@ test("a remote gateway with a localhost PUBLIC_BASE_URL: ✗ Callbacks, with the
 });
 
 describe("an unmigrated database", () => {
-  const committed = fs.readdirSync("prisma/migrations").filter((name) => fs.existsSync(path.join("prisma/migrations", name, "migration.sql")));
+  const folder = "prisma/sqlite/migrations";
+  const committed = fs.readdirSync(folder).filter((name) => fs.existsSync(path.join(folder, name, "migration.sql")));
 
   test("an empty database file: ✗ Database names every pending migration", async () => {
     const file = path.join(scratch, "empty.db");
