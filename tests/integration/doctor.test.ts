@@ -1,13 +1,15 @@
 // `npm run doctor` as a user runs it (the real script in a child process)
 // against a running app, simulator and migrated database; then each way a
 // setup loses callbacks or money, named with its fix and a non-zero exit.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { startApp } from "../support/app";
 import { startSimulator } from "../support/global-setup";
+import { testEngine } from "../support/test-database";
+import { findPostgresBin } from "../../scripts/local-postgres";
 
 const CRON_SECRET = "cron-secret-for-the-doctor-tests-0123456789";
 const app = await startApp({ env: { CRON_SECRET } });
@@ -75,23 +77,41 @@ test("a remote gateway with a localhost PUBLIC_BASE_URL: ✗ Callbacks, with the
 });
 
 describe("an unmigrated database", () => {
-  const folder = "prisma/sqlite/migrations";
+  const folder = `prisma/${testEngine()}/migrations`;
   const committed = fs.readdirSync(folder).filter((name) => fs.existsSync(path.join(folder, name, "migration.sql")));
 
-  test("an empty database file: ✗ Database names every pending migration", async () => {
-    const file = path.join(scratch, "empty.db");
-    fs.writeFileSync(file, "");
-    const { code, output } = await doctor({ DATABASE_URL: `file:${file}` });
+  /** An empty database of the engine under test: an empty SQLite file, or a PostgreSQL database with no table. */
+  function emptyDatabase(): string {
+    if (testEngine() === "sqlite") {
+      const file = path.join(scratch, "empty.db");
+      fs.writeFileSync(file, "");
+      return `file:${file}`;
+    }
+    const port = process.env.FRAMEHOOK_TEST_POSTGRES_PORT!;
+    const name = `doctor_empty_${process.pid}`;
+    execFileSync(path.join(findPostgresBin()!, "createdb"), ["-h", "127.0.0.1", "-p", port, "-U", "postgres", name]);
+    return `postgresql://postgres@127.0.0.1:${port}/${name}`;
+  }
+
+  test("an empty database: ✗ Database names every pending migration", async () => {
+    const { code, output } = await doctor({ DATABASE_URL: emptyDatabase() });
     expect(line(output, "✗", "Database")).toContain(`${committed.length} of ${committed.length} migrations pending: ${committed.sort().join(", ")}`);
     expect(fixAfter(output, "Database")).toMatch(/fix: run `npm run db:migrate`/);
     expect(code).toBe(1);
   });
 
-  test("no database file at all: ✗ Database, and the doctor does not create one", async () => {
+  test.runIf(testEngine() === "sqlite")("no database file at all: ✗ Database, and the doctor does not create one", async () => {
     const file = path.join(scratch, "absent.db");
     const { code, output } = await doctor({ DATABASE_URL: `file:${file}` });
     expect(line(output, "✗", "Database")).toContain(`no database file at file:${file}`);
     expect(fs.existsSync(file)).toBe(false);
+    expect(code).toBe(1);
+  });
+
+  test.runIf(testEngine() === "postgres")("a database that does not exist: ✗ Database cannot reach it", async () => {
+    const port = process.env.FRAMEHOOK_TEST_POSTGRES_PORT!;
+    const { code, output } = await doctor({ DATABASE_URL: `postgresql://postgres@127.0.0.1:${port}/no_such_database` });
+    expect(line(output, "✗", "Database")).toContain(`cannot reach postgresql://127.0.0.1:${port}/no_such_database`);
     expect(code).toBe(1);
   });
 });
