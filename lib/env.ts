@@ -2,14 +2,15 @@
 // make `npm run dev` work with zero configuration.
 import path from "node:path";
 import { z } from "zod";
+import { MAKE_SECRET as MAKE_SECRET_COMMAND, PRODUCTION_SECRET_MIN_LENGTH } from "./secret-rules";
 
 const LOCAL_GATEWAY = "http://127.0.0.1:4010";
 const DEV_API_KEY = "sim-dev-key";
 const DEV_WEBHOOK_SECRET = "dev-only-webhook-secret-not-for-production";
 const DEV_CRON_SECRET = "dev-only-cron-secret";
 /** Production secrets must be at least this long: 32 random bytes in hex is 64. */
-export const PRODUCTION_SECRET_MIN_LENGTH = 32;
-const MAKE_SECRET = "make one with `openssl rand -hex 32` or `node -e \"console.log(crypto.randomBytes(32).toString('hex'))\"`";
+export { PRODUCTION_SECRET_MIN_LENGTH };
+const MAKE_SECRET = `make one with \`${MAKE_SECRET_COMMAND}\` or \`node -e "console.log(crypto.randomBytes(32).toString('hex'))"\``;
 
 const url = z.url({ protocol: /^https?$/ });
 const optional = <T extends z.ZodType>(schema: T) =>
