@@ -3,6 +3,7 @@
 // runs out, the cron resumes it, and it completes once, whole, with nothing
 // partial ever stored under its key.
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, expect, test } from "vitest";
 import { generatedByte } from "@/simulator/media";
@@ -13,7 +14,7 @@ import { freePort, startAppProcess, type AppProcess } from "./support/app-proces
 import { useFreshDatabase } from "./support/database";
 
 const db = useFreshDatabase("media");
-const mediaDir = path.join(path.dirname(db.file), "media");
+const mediaDir = fs.mkdtempSync(path.join(process.env.FRAMEHOOK_TEST_DIR ?? os.tmpdir(), "faults-media-dir-"));
 const simulator = await startSimulator({ SIMULATOR_PENDING_MS: "200", SIMULATOR_PENDING_JITTER_MS: "0", SIMULATOR_LOG: "quiet" });
 const control = new SimulatorControl(simulator.url);
 const port = await freePort();

@@ -1,4 +1,3 @@
--- Copies of result files in the app's own storage, one job row per file (lib/media).
 -- CreateTable
 CREATE TABLE "MediaCopy" (
     "id" TEXT NOT NULL PRIMARY KEY,
@@ -28,4 +27,3 @@ CREATE INDEX "MediaCopy_state_completedAt_idx" ON "MediaCopy"("state", "complete
 
 -- CreateIndex
 CREATE UNIQUE INDEX "MediaCopy_generationId_position_key" ON "MediaCopy"("generationId", "position");
-
