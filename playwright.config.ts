@@ -82,6 +82,7 @@ export default defineConfig({
       PORT: String(APP_PORT),
       DATABASE_URL: E2E_DATABASE_URL,
       TEST_DATABASE: POSTGRES ? "postgres" : "sqlite",
+      MEDIA_LOCAL_DIR: `./data/e2e-${APP_PORT}-media`,
       GATEWAY_BASE_URL: SIMULATOR_URL,
       PUBLIC_BASE_URL: baseURL,
       POLL_STALE_MS: "2000",

@@ -13,6 +13,7 @@ const ROUTES: [pattern: RegExp, load: () => Promise<Record<string, unknown>>][] 
   [/^\/api\/credits$/, () => import("@/app/api/credits/route")],
   [/^\/api\/health$/, () => import("@/app/api/health/route")],
   [/^\/api\/cron\/reconcile$/, () => import("@/app/api/cron/reconcile/route")],
+  [/^\/api\/media\/(?<id>[^/]+)$/, () => import("@/app/api/media/[id]/route")],
 ];
 
 export function createRouteServer(): http.Server {

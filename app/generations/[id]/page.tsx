@@ -9,6 +9,7 @@ import { STATE_LABELS, StateBadge } from "@/app/_components/state-badge";
 import { isTerminal } from "@/lib/generations/generation";
 import { getGenerationFresh } from "@/lib/generations/list-fresh";
 import { getGeneration, listDeliveries } from "@/lib/generations/queries";
+import { isCopying } from "@/lib/media/media-copy";
 import { findModel, KIND_LABELS } from "@/lib/models/catalog";
 import { pageMetadata, truncateTitle } from "@/lib/page-metadata";
 import { RefreshWhilePending } from "./_components/refresh-while-pending";
@@ -39,12 +40,14 @@ export default async function GenerationPage({ params }: { params: Promise<{ id:
   const deliveries = await listDeliveries({ generationId: id });
   const model = findModel(generation.model);
   const pending = !isTerminal(generation.state);
+  // Also kept live while the result is being copied into storage.
+  const changing = pending || (generation.state === "SUCCESS" && isCopying(generation));
   const fields = new Map(model?.fields.map((f) => [f.name, f.label]));
   const inputs = Object.entries(generation.input).filter(([name]) => name !== "prompt");
 
   return (
     <main id="main" className="mx-auto max-w-6xl space-y-6 px-4 py-6 sm:px-6">
-      <RefreshWhilePending pending={pending} />
+      <RefreshWhilePending pending={changing} />
       <Link
         href="/"
         className="inline-block rounded text-sm font-medium text-brand-700 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 dark:text-brand-400"
@@ -66,7 +69,7 @@ export default async function GenerationPage({ params }: { params: Promise<{ id:
 
       <div className="grid gap-6 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
         <div className="min-w-0 space-y-6">
-          {generation.state === "SUCCESS" ? <Result urls={generation.resultUrls} prompt={generation.prompt} /> : null}
+          {generation.state === "SUCCESS" ? <Result generation={generation} /> : null}
           {generation.error ? (
             <p className="rounded-xl bg-red-50 p-4 text-sm text-red-800 ring-1 ring-red-200 dark:bg-red-950/60 dark:text-red-200 dark:ring-red-900">
               {generation.error.message || "Generation failed."} <span className="font-semibold">Not charged.</span>
