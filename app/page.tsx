@@ -4,6 +4,8 @@ import type { GenerationFilters } from "./_components/use-generations";
 import { GENERATION_STATES, type GenerationState } from "@/lib/generations/generation";
 import { listGenerations } from "@/lib/generations/queries";
 import { DEFAULT_MODEL_ID, findModel, MODELS } from "@/lib/models/catalog";
+import { getViewer } from "@/lib/viewer";
+import { galleryScope } from "@/lib/with-viewer";
 
 export const dynamic = "force-dynamic";
 
@@ -11,7 +13,8 @@ type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
 export default async function HomePage({ searchParams }: { searchParams: SearchParams }) {
   const filters = parseFilters(await searchParams);
-  const initialPage = await listGenerations({ limit: 24, ...filters });
+  const viewer = await getViewer();
+  const initialPage = viewer ? await listGenerations({ limit: 24, ...filters, owner: galleryScope(viewer) }) : { items: [], nextCursor: null };
   return (
     <main id="main" className="mx-auto grid max-w-6xl gap-8 px-4 py-6 sm:px-6 lg:grid-cols-[minmax(0,380px)_1fr]">
       <h1 className="sr-only">Framehook</h1>

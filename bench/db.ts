@@ -8,6 +8,8 @@ export type BenchDb = PrismaClient;
 export type SeededTask = { id: string; taskId: string; token: string };
 
 const MODEL = "alpha-2.5-text-to-video-480p";
+/** The owner of every seeded row; the benchmarks' requests carry this owner's cookie (benchViewerCookie). */
+export const BENCH_OWNER = "bench-owner-000000000000".slice(0, 22);
 const CHUNK = 500;
 
 export async function openDatabase(url: string): Promise<BenchDb> {
@@ -27,6 +29,7 @@ export async function seedPending(db: BenchDb, { prefix, count, secret }: { pref
     await db.generation.createMany({
       data: tasks.slice(i, i + CHUNK).map((t) => ({
         id: t.id,
+        ownerId: BENCH_OWNER,
         taskId: t.taskId,
         model: MODEL,
         state: "PENDING" as const,
@@ -50,6 +53,7 @@ export async function seedSucceeded(db: BenchDb, { prefix, count, resultUrl }: {
       const createdAt = new Date(now - n * 1000);
       return {
         id,
+        ownerId: BENCH_OWNER,
         taskId: `task_${id}`,
         model: MODEL,
         state: "SUCCESS" as const,

@@ -34,6 +34,15 @@ const schema = z
     APP_PASSWORD: optional(z.string().min(8, "must be at least 8 characters")),
     // A task PENDING longer than this is flagged as overdue (never silently failed).
     PENDING_OVERDUE_MS: optional(z.coerce.number().int().min(10_000)).default(30 * 60_000),
+    // Signs the anonymous visitor cookie (lib/viewer.ts); defaults to a key derived from WEBHOOK_SECRET.
+    VIEWER_SECRET: optional(z.string().min(32, "must be at least 32 characters")),
+    // "owner": each visitor sees their own generations; "shared": everyone's finished videos too.
+    GALLERY_SCOPE: optional(z.enum(["owner", "shared"])).default("owner"),
+    // Credits one owner may spend (in flight + succeeded) per window; 0 turns the cap off.
+    SPEND_LIMIT_CREDITS: optional(z.coerce.number().min(0)).default(0),
+    SPEND_LIMIT_WINDOW: optional(z.enum(["hour", "day", "week"])).default("day"),
+    // Opens /admin (every owner's generations, spend, delivery log); unset, /admin is a 404.
+    ADMIN_PASSWORD: optional(z.string().min(12, "must be at least 12 characters")),
   })
   .transform((raw, ctx) => {
     const gatewayIsLocal = isLoopback(raw.GATEWAY_BASE_URL);

@@ -11,19 +11,24 @@ export async function createGeneration({
   body,
   idempotencyKey,
   visitor,
+  ownerId,
 }: {
   body: unknown;
   idempotencyKey?: string;
   /** Who is submitting, for the per-visitor rate limit (see visitorKey). */
   visitor: string;
+  /** The viewer the generation will belong to; idempotency keys are scoped to it. */
+  ownerId: string;
 }): Promise<SubmitResult> {
   const parsed = parseGenerationRequest(body);
   if (!parsed.ok) throw new AppError("invalid_input", "Check the highlighted fields.", parsed.fieldErrors);
   if (idempotencyKey !== undefined && !/^[\w-]{8,100}$/.test(idempotencyKey)) {
     throw new AppError("bad_request", "Idempotency-Key must be 8–100 letters, digits, '-' or '_'.");
   }
+  // Owners (#15): one owner's key never finds another owner's generation.
+  const scopedKey = idempotencyKey === undefined ? undefined : `${ownerId}:${idempotencyKey}`;
   // A repeated submission answers as the first one did, and costs no quota.
-  const replay = idempotencyKey ? await replaySubmission({ idempotencyKey }) : undefined;
+  const replay = scopedKey ? await replaySubmission({ idempotencyKey: scopedKey }) : undefined;
   if (replay) return replay;
   const limit = await hitRateLimit({
     key: `submit:${visitor}`,
@@ -38,5 +43,5 @@ export async function createGeneration({
       { "Retry-After": String(limit.retryAfterSeconds) },
     );
   }
-  return submitGeneration({ model: parsed.model, input: parsed.input, idempotencyKey });
+  return submitGeneration({ model: parsed.model, input: parsed.input, idempotencyKey: scopedKey, ownerId });
 }

@@ -6,6 +6,7 @@ import { AppError, type ErrorCode } from "@/lib/errors";
 import { GatewayError, submitTask } from "@/lib/gateway/client";
 import type { ModelSpec } from "@/lib/models/catalog";
 import type { GenerationInput } from "@/lib/models/input-schema";
+import { createWithinSpendLimit, estimateCredits } from "@/lib/spend-limit";
 import { callbackUrlFor } from "./callback-url";
 import { toGeneration, type Generation } from "./generation";
 import { updateGenerationIf } from "./update-if";
@@ -20,18 +21,22 @@ export async function submitGeneration({
   model,
   input,
   idempotencyKey,
+  ownerId,
 }: {
   model: ModelSpec;
   input: GenerationInput;
   idempotencyKey?: string;
+  /** The viewer it belongs to (lib/viewer.ts). */
+  ownerId: string;
 }): Promise<SubmitResult> {
   const { prompt, ...rest } = input;
   let row;
   try {
-    row = await prisma.generation.create({
-      data: { model: model.id, prompt, input: JSON.stringify(rest), idempotencyKey },
-    });
+    // Owners (#15): the spending cap refuses here, before the gateway is asked.
+    const costEstimate = estimateCredits(model, typeof input.duration === "number" ? input.duration : undefined);
+    row = await createWithinSpendLimit({ model: model.id, prompt, input: JSON.stringify(rest), idempotencyKey, ownerId, costEstimate });
   } catch (error) {
+    if (error instanceof AppError) throw error;
     // Two concurrent submissions of the same form: the second finds the first.
     const replay = idempotencyKey ? await replaySubmission({ idempotencyKey }) : undefined;
     if (replay) return replay;

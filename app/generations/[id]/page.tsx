@@ -7,7 +7,9 @@ import { formatCredits, formatElapsed, formatTimestamp } from "@/app/_components
 import { StateBadge } from "@/app/_components/state-badge";
 import { isTerminal } from "@/lib/generations/generation";
 import { getGenerationFresh } from "@/lib/generations/list-fresh";
-import { listDeliveries } from "@/lib/generations/queries";
+import { isOwnGeneration, listDeliveries } from "@/lib/generations/queries";
+import { getViewer } from "@/lib/viewer";
+import { galleryScope } from "@/lib/with-viewer";
 import { findModel, KIND_LABELS } from "@/lib/models/catalog";
 import { RefreshWhilePending } from "./_components/refresh-while-pending";
 import { Result } from "./_components/result";
@@ -19,9 +21,12 @@ const card = "rounded-2xl bg-white p-4 shadow-sm ring-1 ring-zinc-200 sm:p-6 dar
 
 export default async function GenerationPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  const generation = await getGenerationFresh({ id });
-  if (!generation) notFound();
-  const deliveries = await listDeliveries({ generationId: id });
+  const viewer = await getViewer();
+  // Another owner's generation is a 404, exactly like one that does not exist.
+  const generation = viewer ? await getGenerationFresh({ id, owner: galleryScope(viewer) }) : null;
+  if (!viewer || !generation) notFound();
+  // The showcase (GALLERY_SCOPE=shared) shows others' videos, not how they were made.
+  const deliveries = (await isOwnGeneration({ id, ownerId: viewer.id })) ? await listDeliveries({ generationId: id }) : [];
   const model = findModel(generation.model);
   const pending = !isTerminal(generation.state);
   const fields = new Map(model?.fields.map((f) => [f.name, f.label]));
