@@ -10,6 +10,7 @@ const ROUTES: [pattern: RegExp, load: () => Promise<Record<string, unknown>>][] 
   [/^\/api\/generations\/(?<id>[^/]+)$/, () => import("@/app/api/generations/[id]/route")],
   [/^\/api\/webhooks\/gateway$/, () => import("@/app/api/webhooks/gateway/route")],
   [/^\/api\/credits$/, () => import("@/app/api/credits/route")],
+  [/^\/api\/spend$/, () => import("@/app/api/spend/route")],
   [/^\/api\/health$/, () => import("@/app/api/health/route")],
   [/^\/api\/cron\/reconcile$/, () => import("@/app/api/cron/reconcile/route")],
 ];
