@@ -3,13 +3,19 @@
 import { PrismaLibSQL } from "@prisma/adapter-libsql";
 import { PrismaClient } from "../lib/generated/prisma/client";
 import { callbackTokenFor } from "../lib/generations/callback-token";
+import { signViewerCookie, VIEWER_COOKIE } from "../lib/viewer-cookie";
 
 export type BenchDb = PrismaClient;
 export type SeededTask = { id: string; taskId: string; token: string };
 
 const MODEL = "alpha-2.5-text-to-video-480p";
 /** The owner of every seeded row; the benchmarks' requests carry this owner's cookie (benchViewerCookie). */
-export const BENCH_OWNER = "bench-owner-000000000000".slice(0, 22);
+export const BENCH_OWNER = "bench-owner-0000000000";
+
+/** The Cookie header of the seeded rows' owner: galleries are per owner, so a request without it would list nothing. */
+export function benchViewerCookie(secret: string): string {
+  return `${VIEWER_COOKIE}=${signViewerCookie(BENCH_OWNER, secret)}`;
+}
 const CHUNK = 500;
 
 export async function openDatabase(url: string): Promise<BenchDb> {
