@@ -128,7 +128,8 @@ describe("never submit twice", () => {
     expect(ids.size).toBe(1);
     const again = await submitPrompt(app, `double click ${marker}`, {}, { "Idempotency-Key": key });
     expect(again).toMatchObject({ status: 201, body: { id: [...ids][0] } });
-    expect(await prisma.generation.count({ where: { idempotencyKey: key } })).toBe(1);
+    // Stored scoped to the owner, "<owner>:<key>".
+    expect(await prisma.generation.count({ where: { idempotencyKey: { endsWith: `:${key}` } } })).toBe(1);
     expect(await submits(marker)).toHaveLength(1);
   });
 

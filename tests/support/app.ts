@@ -22,7 +22,15 @@ export async function startApp({ env = {}, simulatorEnv = {} }: { env?: Record<s
   /** A client with a cookie jar, as a browser: one visitor (owner) across its requests. */
   const visitor = () => {
     let cookie: string | undefined;
+    // Concurrent first requests wait for the first answer's cookie, as a browser's page load gets it before anything else.
+    let first: Promise<unknown> | undefined;
     const request = async (path: string, init: RequestInit & { json?: unknown } = {}) => {
+      if (!cookie && first) await first.catch(() => undefined);
+      const sent = send(path, init);
+      if (!cookie && !first) first = sent;
+      return sent;
+    };
+    const send = async (path: string, init: RequestInit & { json?: unknown }) => {
       const { json, ...rest } = init;
       const response = await fetch(new URL(path, baseUrl), {
         ...rest,
