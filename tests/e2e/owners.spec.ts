@@ -69,8 +69,9 @@ test("spending caps are per visitor: a full cap refuses in the form and the head
   browser,
   simulator,
 }) => {
-  // Kept in flight, so each counts at its estimate: 1.408 credits for 10 s at 480p, cap 6.
-  await simulator.scenario({ pendingMs: 60_000, callback: { mode: "drop" } });
+  // Kept in flight, so each counts at its estimate: 1.408 credits for 10 s at 480p, cap 6. They end
+  // as failures, settled at the end, so the credits they hold return before the ledger flows run.
+  await simulator.scenario({ pendingMs: 60_000, outcome: "failure", callback: { mode: "drop" } });
   const alice = await visitor(browser);
   const bob = await visitor(browser);
   await expect(alice.gallery.page.getByTestId("spend-used")).toHaveText("0.00");
@@ -94,6 +95,7 @@ test("spending caps are per visitor: a full cap refuses in the form and the head
   await expect(bob.gallery.badge(bobPrompt)).toHaveText("Generating");
   await expect(bob.gallery.page.getByTestId("spend-used")).toHaveText("1.408");
 
+  await simulator.control.settle(simulator.marker);
   await alice.context.close();
   await bob.context.close();
 });
