@@ -5,6 +5,7 @@
 // and pass through.
 import { timingSafeEqual } from "node:crypto";
 import { NextResponse, type NextRequest } from "next/server";
+import { brand } from "@/lib/brand";
 import { env } from "@/lib/env";
 import { viewerCookieOptions, viewerSecret } from "@/lib/viewer";
 import { ensureViewerCookie, VIEWER_COOKIE } from "@/lib/viewer-cookie";
@@ -16,7 +17,7 @@ export function proxy(request: NextRequest) {
   if (!env.APP_PASSWORD || passwordMatches(request.headers.get("authorization"), env.APP_PASSWORD)) return withViewerCookie(request);
   return new NextResponse("Authentication required.", {
     status: 401,
-    headers: { "WWW-Authenticate": 'Basic realm="Framehook", charset="UTF-8"' },
+    headers: { "WWW-Authenticate": `Basic realm="${brand.name}", charset="UTF-8"` },
   });
 }
 
@@ -42,6 +43,8 @@ export function passwordMatches(header: string | null, password: string): boolea
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
+// The brand's public files (lib/brand.ts `assets`) skip the gate: browsers fetch
+// the manifest without credentials, and icons hold nothing private.
 export const config = {
-  matcher: ["/((?!_next/static|_next/image|favicon.ico).*)"],
+  matcher: ["/((?!_next/static|_next/image|favicon\\.ico$|apple-touch-icon\\.png$|manifest\\.webmanifest$|brand/).*)"],
 };

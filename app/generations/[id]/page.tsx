@@ -1,16 +1,18 @@
 // One generation, everything about it: the result, every field, the inputs it
 // was made from, how it got here (timeline), and the raw JSON for QA.
+import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { Elapsed } from "@/app/_components/elapsed";
 import { formatCredits, formatElapsed, formatTimestamp } from "@/app/_components/format";
-import { StateBadge } from "@/app/_components/state-badge";
+import { STATE_LABELS, StateBadge } from "@/app/_components/state-badge";
 import { isTerminal } from "@/lib/generations/generation";
 import { getGenerationFresh } from "@/lib/generations/list-fresh";
-import { isOwnGeneration, listDeliveries } from "@/lib/generations/queries";
+import { getGeneration, isOwnGeneration, listDeliveries } from "@/lib/generations/queries";
+import { findModel, KIND_LABELS } from "@/lib/models/catalog";
+import { pageMetadata, truncateTitle } from "@/lib/page-metadata";
 import { getViewer } from "@/lib/viewer";
 import { galleryScope } from "@/lib/with-viewer";
-import { findModel, KIND_LABELS } from "@/lib/models/catalog";
 import { RefreshWhilePending } from "./_components/refresh-while-pending";
 import { Result } from "./_components/result";
 import { Timeline } from "./_components/timeline";
@@ -18,6 +20,21 @@ import { Timeline } from "./_components/timeline";
 export const dynamic = "force-dynamic";
 
 const card = "rounded-2xl bg-white p-4 shadow-sm ring-1 ring-zinc-200 sm:p-6 dark:bg-zinc-900 dark:ring-zinc-800";
+
+type Params = { params: Promise<{ id: string }> };
+
+/** The tab and the link preview name the video by its prompt. A plain read: the page itself polls a stale task. */
+export async function generateMetadata({ params }: Params): Promise<Metadata> {
+  // Scoped like the page: another owner's prompt never reaches the title of a 404.
+  const viewer = await getViewer();
+  const generation = viewer ? await getGeneration({ id: (await params).id, owner: galleryScope(viewer) }) : null;
+  if (!generation) return { title: "Generation not found" };
+  const model = findModel(generation.model);
+  return pageMetadata({
+    title: truncateTitle(generation.prompt),
+    description: `${STATE_LABELS[generation.state]} · ${model ? `${model.label} · ${KIND_LABELS[model.kind]}` : generation.model}`,
+  });
+}
 
 export default async function GenerationPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
