@@ -25,6 +25,8 @@ const WINDOW_WORDS: Record<SpendWindow, string> = { hour: "this hour", day: "tod
 /** Money in floating point: totals within a ten-thousandth of the cap are at the cap. */
 const EPSILON = 1e-6;
 const BUSY_WAIT_MS = 10_000;
+/** One owner's concurrent submits queue on the lock row; on PostgreSQL they also wait for a pooled connection. */
+const TRANSACTION_OPTIONS = { maxWait: 5_000, timeout: 10_000 };
 
 export function estimateCredits(model: ModelSpec, durationSeconds: number | undefined): number {
   const perSecond = model.usdPerSecond ?? ASSUMED_CREDITS_PER_SECOND;
@@ -91,7 +93,7 @@ export async function createWithinSpendLimit(
       const used = await usedCredits(tx, data.ownerId, start);
       if (used + data.costEstimate > limit + EPSILON) throw spendLimitError({ used, limit, end, now });
       return tx.generation.create({ data });
-    }),
+    }, TRANSACTION_OPTIONS),
   );
 }
 
@@ -118,7 +120,11 @@ const formatAmount = (n: number) => n.toLocaleString("en-US", { maximumFractionD
 let warmUp: Promise<unknown> | undefined;
 const connected = () => (warmUp ??= prisma.spendLock.findFirst({ select: { ownerId: true } }).catch(() => (warmUp = undefined)));
 
-/** SQLite answers a second writer's BEGIN with "busy" at once; wait it out here (db.ts does the same for single statements). */
+/**
+ * SQLite answers a second writer's BEGIN with "busy" at once, and a PostgreSQL
+ * pool may have no connection free in time (P2028): the transaction did not
+ * run or was rolled back, so it is tried again until the deadline.
+ */
 async function retryWhileBusy<T>(run: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + BUSY_WAIT_MS;
   for (let attempt = 1; ; attempt++) {
@@ -134,5 +140,5 @@ async function retryWhileBusy<T>(run: () => Promise<T>): Promise<T> {
 function isBusy(error: unknown): boolean {
   if (error instanceof AppError) return false;
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return code === "P1008" || code === "P2034" || (typeof message === "string" && /SQLITE_BUSY|database is locked/i.test(message));
+  return code === "P1008" || code === "P2028" || code === "P2034" || (typeof message === "string" && /SQLITE_BUSY|database is locked/i.test(message));
 }
