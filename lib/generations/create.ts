@@ -1,6 +1,7 @@
 // The one entry point for new generations, shared by the server action and
 // POST /api/generations: validate, rate-limit, then submit.
 import "server-only";
+import { createHash } from "node:crypto";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { parseGenerationRequest } from "@/lib/models/input-schema";
@@ -25,10 +26,12 @@ export async function createGeneration({
   if (idempotencyKey !== undefined && !/^[\w-]{8,100}$/.test(idempotencyKey)) {
     throw new AppError("bad_request", "Idempotency-Key must be 8–100 letters, digits, '-' or '_'.");
   }
-  // Owners (#15): one owner's key never finds another owner's generation.
-  const scopedKey = idempotencyKey === undefined ? undefined : `${ownerId}:${idempotencyKey}`;
+  // Keys are the owner's own (#15): another owner's key is a different key.
+  const idempotency = idempotencyKey
+    ? { key: `${ownerId}:${idempotencyKey}`, requestHash: hashRequest(parsed.model.id, parsed.input) }
+    : undefined;
   // A repeated submission answers as the first one did, and costs no quota.
-  const replay = scopedKey ? await replaySubmission({ idempotencyKey: scopedKey }) : undefined;
+  const replay = idempotency ? await replaySubmission(idempotency) : undefined;
   if (replay) return replay;
   const limit = await hitRateLimit({
     key: `submit:${visitor}`,
@@ -43,5 +46,11 @@ export async function createGeneration({
       { "Retry-After": String(limit.retryAfterSeconds) },
     );
   }
-  return submitGeneration({ model: parsed.model, input: parsed.input, idempotencyKey: scopedKey, ownerId });
+  return submitGeneration({ model: parsed.model, input: parsed.input, idempotency, ownerId });
+}
+
+/** The request an idempotency key is bound to: the model and the validated input, keys sorted. */
+function hashRequest(model: string, input: Record<string, unknown>): string {
+  const sorted = Object.fromEntries(Object.entries(input).sort(([a], [b]) => a.localeCompare(b)));
+  return createHash("sha256").update(JSON.stringify([model, sorted])).digest("base64url");
 }

@@ -3,7 +3,6 @@
 -- everyone with GALLERY_SCOPE=shared once finished); its idempotency key is
 -- scoped like the new ones ("<owner>:<key>"). In-flight rows from before keep
 -- an estimate of 0: no owner's cap counts them.
-
 -- AlterTable
 ALTER TABLE "Generation" ADD COLUMN     "costEstimate" DOUBLE PRECISION NOT NULL DEFAULT 0,
 ADD COLUMN     "ownerId" TEXT NOT NULL DEFAULT 'legacy';

@@ -1,4 +1,8 @@
 -- Owners (#15): every generation belongs to a viewer; a lock row per owner for the spending cap.
+-- Every row from before owners belongs to "legacy" (visible in /admin, and to
+-- everyone with GALLERY_SCOPE=shared once finished); its idempotency key is
+-- scoped like the new ones ("<owner>:<key>"). In-flight rows from before keep
+-- an estimate of 0: no owner's cap counts them.
 -- CreateTable
 CREATE TABLE "SpendLock" (
     "ownerId" TEXT NOT NULL PRIMARY KEY,
@@ -23,20 +27,18 @@ CREATE TABLE "new_Generation" (
     "ownerId" TEXT NOT NULL,
     "costEstimate" REAL NOT NULL DEFAULT 0,
     "idempotencyKey" TEXT,
+    "requestHash" TEXT,
     "callbackEnabled" BOOLEAN NOT NULL DEFAULT true,
     "lastHeardAt" DATETIME,
     "pollLeaseUntil" DATETIME,
     "pollFailures" INTEGER NOT NULL DEFAULT 0,
     "pollNotFound" INTEGER NOT NULL DEFAULT 0,
+    "notFoundSince" DATETIME,
     "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updatedAt" DATETIME NOT NULL,
     "completedAt" DATETIME
 );
--- Every row from before owners belongs to "legacy" (visible in /admin, and to
--- everyone with GALLERY_SCOPE=shared once finished); its idempotency key is
--- scoped like the new ones ("<owner>:<key>"). In-flight rows from before keep
--- an estimate of 0: no owner's cap counts them.
-INSERT INTO "new_Generation" ("ownerId", "callbackEnabled", "completedAt", "createdAt", "creditsConsumed", "errorCode", "errorMessage", "gatewayMetadata", "id", "idempotencyKey", "input", "lastHeardAt", "model", "pollFailures", "pollLeaseUntil", "pollNotFound", "prompt", "resultUrls", "state", "taskId", "updatedAt") SELECT 'legacy', "callbackEnabled", "completedAt", "createdAt", "creditsConsumed", "errorCode", "errorMessage", "gatewayMetadata", "id", 'legacy:' || "idempotencyKey", "input", "lastHeardAt", "model", "pollFailures", "pollLeaseUntil", "pollNotFound", "prompt", "resultUrls", "state", "taskId", "updatedAt" FROM "Generation";
+INSERT INTO "new_Generation" ("ownerId", "callbackEnabled", "completedAt", "createdAt", "creditsConsumed", "errorCode", "errorMessage", "gatewayMetadata", "id", "idempotencyKey", "input", "lastHeardAt", "model", "notFoundSince", "pollFailures", "pollLeaseUntil", "pollNotFound", "prompt", "requestHash", "resultUrls", "state", "taskId", "updatedAt") SELECT 'legacy', "callbackEnabled", "completedAt", "createdAt", "creditsConsumed", "errorCode", "errorMessage", "gatewayMetadata", "id", 'legacy:' || "idempotencyKey", "input", "lastHeardAt", "model", "notFoundSince", "pollFailures", "pollLeaseUntil", "pollNotFound", "prompt", "requestHash", "resultUrls", "state", "taskId", "updatedAt" FROM "Generation";
 DROP TABLE "Generation";
 ALTER TABLE "new_Generation" RENAME TO "Generation";
 CREATE UNIQUE INDEX "Generation_taskId_key" ON "Generation"("taskId");
@@ -49,4 +51,3 @@ CREATE INDEX "Generation_ownerId_createdAt_id_idx" ON "Generation"("ownerId", "c
 CREATE INDEX "Generation_ownerId_state_completedAt_idx" ON "Generation"("ownerId", "state", "completedAt");
 PRAGMA foreign_keys=ON;
 PRAGMA defer_foreign_keys=OFF;
-
