@@ -175,8 +175,9 @@ describe("never submit twice", () => {
   test("keys are per visitor: another visitor's identical key is another submission", async () => {
     const marker = uniqueMarker("idem-scope");
     const key = `form-${marker.replace(/\W/g, "")}`;
-    const alice = await submitPrompt(app, `shared key ${marker}`, {}, { "Idempotency-Key": key, "X-Forwarded-For": "203.0.113.10" });
-    const bob = await submitPrompt(app, `shared key ${marker}`, {}, { "Idempotency-Key": key, "X-Forwarded-For": "203.0.113.11" });
+    // Visitors are owners (#15): two cookie jars, as two browsers.
+    const alice = await submitPrompt({ ...app, fetch: app.visitor() }, `shared key ${marker}`, {}, { "Idempotency-Key": key });
+    const bob = await submitPrompt({ ...app, fetch: app.visitor() }, `shared key ${marker}`, {}, { "Idempotency-Key": key });
     expect([alice.status, bob.status]).toEqual([201, 201]);
     expect(bob.body.id).not.toBe(alice.body.id);
     expect(await submits(marker)).toHaveLength(2);
