@@ -6,6 +6,8 @@ import { GENERATION_STATES, type GenerationState } from "@/lib/generations/gener
 import { listGenerations } from "@/lib/generations/queries";
 import { DEFAULT_MODEL_ID, findModel, MODELS } from "@/lib/models/catalog";
 import { pageMetadata } from "@/lib/page-metadata";
+import { getViewer } from "@/lib/viewer";
+import { galleryScope } from "@/lib/with-viewer";
 
 export const dynamic = "force-dynamic";
 
@@ -15,7 +17,8 @@ type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
 export default async function HomePage({ searchParams }: { searchParams: SearchParams }) {
   const filters = parseFilters(await searchParams);
-  const initialPage = await listGenerations({ limit: 24, ...filters });
+  const viewer = await getViewer();
+  const initialPage = viewer ? await listGenerations({ limit: 24, ...filters, owner: galleryScope(viewer) }) : { items: [], nextCursor: null };
   return (
     <main id="main" className="mx-auto grid max-w-6xl gap-8 px-4 py-6 sm:px-6 lg:grid-cols-[minmax(0,380px)_1fr]">
       <h1 className="sr-only">{brand.name}</h1>

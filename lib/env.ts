@@ -59,6 +59,15 @@ const schema = z
     S3_FORCE_PATH_STYLE: optional(z.enum(["true", "false"]).transform((v) => v === "true")).default(false),
     S3_PUBLIC_BASE_URL: optional(url),
     S3_PRESIGN_SECONDS: optional(z.coerce.number().int().min(60).max(7 * 86_400)).default(900),
+    // Signs the anonymous visitor cookie (lib/viewer.ts); defaults to a key derived from WEBHOOK_SECRET.
+    VIEWER_SECRET: optional(z.string().min(32, "must be at least 32 characters")),
+    // "owner": each visitor sees their own generations; "shared": everyone's finished videos too.
+    GALLERY_SCOPE: optional(z.enum(["owner", "shared"])).default("owner"),
+    // Credits one owner may spend (in flight + succeeded) per window; 0 turns the cap off.
+    SPEND_LIMIT_CREDITS: optional(z.coerce.number().min(0)).default(0),
+    SPEND_LIMIT_WINDOW: optional(z.enum(["hour", "day", "week"])).default("day"),
+    // Opens /admin (every owner's generations, spend, delivery log); unset, /admin is a 404.
+    ADMIN_PASSWORD: optional(z.string().min(12, "must be at least 12 characters")),
     // How long the gateway may answer "no such task" (JSON 404s only) before
     // the task is flagged lost. Never final: a later real report still wins.
     TASK_LOST_AFTER_MS: optional(z.coerce.number().int().min(60_000)).default(6 * 3_600_000),

@@ -16,11 +16,11 @@ export async function listGenerationsFresh(params: Parameters<typeof listGenerat
   return (await refreshWithinBudget(pending)) ? listGenerations(params) : page;
 }
 
-export async function getGenerationFresh({ id }: { id: string }) {
-  const generation = await getGeneration({ id });
+export async function getGenerationFresh(params: Parameters<typeof getGeneration>[0]) {
+  const generation = await getGeneration(params);
   if (generation) kickMediaCopies([generation]); // [media #18]
   if (generation?.state !== "PENDING") return generation;
-  return (await refreshWithinBudget([id])) ? getGeneration({ id }) : generation;
+  return (await refreshWithinBudget([params.id])) ? getGeneration(params) : generation;
 }
 
 /** True if any task was polled; a slow gateway never holds a reader past the budget. */

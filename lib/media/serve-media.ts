@@ -6,6 +6,7 @@ import "server-only";
 import { Readable } from "node:stream";
 import { prisma } from "@/lib/db";
 import { AppError } from "@/lib/errors";
+import { visibleTo, type OwnerScope } from "@/lib/generations/queries";
 import { getMediaStorage, type ByteRange } from "./storage";
 
 const SAFETY_HEADERS = {
@@ -13,9 +14,10 @@ const SAFETY_HEADERS = {
   "Content-Security-Policy": "default-src 'none'; sandbox",
 };
 
-export async function serveStoredMedia({ id, request }: { id: string; request: Request }): Promise<Response> {
+export async function serveStoredMedia({ id, request, owner }: { id: string; request: Request; owner: OwnerScope }): Promise<Response> {
   const storage = await getMediaStorage();
-  const copy = await prisma.mediaCopy.findUnique({ where: { id }, select: { state: true, storageKey: true, contentType: true, size: true, sha256: true } });
+  // Another owner's copy answers like a missing one: the same 404, no existence leak.
+  const copy = await prisma.mediaCopy.findFirst({ where: { id, generation: visibleTo(owner) }, select: { state: true, storageKey: true, contentType: true, size: true, sha256: true } });
   if (!storage || copy?.state !== "DONE" || copy.size === null) throw new AppError("not_found", "No such stored media.");
 
   const redirect = await storage.url({ key: copy.storageKey });

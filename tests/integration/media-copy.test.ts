@@ -94,6 +94,16 @@ describe("a finished video is copied", () => {
   test("an unknown or unfinished copy is a 404", async () => {
     expect((await app.fetch("/api/media/nope")).status).toBe(404);
   });
+
+  test("another visitor's copy is a 404, as a missing one is", async () => {
+    const { id } = await succeeded("owned");
+    const [row] = await settledCopy(id);
+    expect((await app.fetch(`/api/media/${row!.id}`)).status).toBe(200);
+    const stranger = app.visitor();
+    const answer = await stranger(`/api/media/${row!.id}`, { headers: { Range: "bytes=0-99" } });
+    expect(answer.status).toBe(404);
+    expect(answer.headers.get("content-range")).toBeNull();
+  });
 });
 
 describe("faults", () => {
