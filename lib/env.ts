@@ -24,6 +24,12 @@ const schema = z
       "file:./data/framehook.db",
     ),
     DATABASE_AUTH_TOKEN: optional(z.string().min(1)),
+    // PostgreSQL: a direct (non-pooled) URL for the one LISTEN connection of the live gallery's events.
+    DATABASE_DIRECT_URL: optional(z.string().regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL")),
+    // Live gallery: a stream ends itself before this (below a serverless host's maxDuration of 300 s) and the browser reconnects.
+    EVENTS_STREAM_SECONDS: optional(z.coerce.number().int().min(5).max(280)).default(240),
+    // Open event streams one instance serves at most; past it, browsers fall back to polling.
+    EVENTS_MAX_STREAMS: optional(z.coerce.number().int().min(1)).default(2000),
     CRON_SECRET: optional(z.string().min(1)),
     // How long a PENDING task may go unheard before a reader asks the gateway.
     POLL_STALE_MS: optional(z.coerce.number().int().min(1000).max(600_000)).default(4000),

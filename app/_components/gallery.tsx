@@ -6,6 +6,7 @@ import type { ModelSpec } from "@/lib/models/catalog";
 import { EmptyGallery } from "./empty-gallery";
 import { GalleryFilters } from "./gallery-filters";
 import { GenerationCard } from "./generation-card";
+import { LiveIndicator } from "./live-indicator";
 import { forgetSubmissions, isPlaceholder, useSubmissions } from "./submissions";
 import { generationsUrl, matchesFilters, useGenerations, type GenerationFilters, type GenerationPage } from "./use-generations";
 import { useStateChanges } from "./use-state-changes";
@@ -20,7 +21,7 @@ export function Gallery({
   models: readonly ModelSpec[];
 }) {
   const [filters, setFilters] = useState(initialFilters);
-  const { data, size, setSize, isLoading, isValidating, error, mutate } = useGenerations(filters, { filters: initialFilters, page: initialPage });
+  const { data, size, setSize, isLoading, isValidating, error, mutate, live } = useGenerations(filters, { filters: initialFilters, page: initialPage });
   const submissions = useSubmissions();
 
   const listed = useMemo(() => data?.flatMap((page) => page.items) ?? [], [data]);
@@ -60,7 +61,10 @@ export function Gallery({
 
   return (
     <div className="space-y-4">
-      <GalleryFilters filters={filters} models={models} onChange={changeFilters} />
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <GalleryFilters filters={filters} models={models} onChange={changeFilters} />
+        <LiveIndicator status={live} />
+      </div>
       <p aria-live="polite" className="sr-only">
         {announcement}
       </p>

@@ -1,10 +1,13 @@
 "use client";
 // The gallery's data: pages of the app's own API, newest first, behind a cursor.
-// Polled every few seconds only while something shown is in progress (SWR
-// pauses while the tab is hidden and revalidates on focus).
+// Kept live by the event stream (use-generation-events.ts): a change refetches
+// the page that shows it. Polled every few seconds while something shown is
+// in progress and the stream is not open, every 30 s as a safety net while it
+// is (SWR pauses while the tab is hidden and revalidates on focus).
 import { useEffect } from "react";
 import useSWRInfinite, { type SWRInfiniteResponse } from "swr/infinite";
 import type { Generation, GenerationState } from "@/lib/generations/generation";
+import { SAFETY_NET_POLL_MS, useGenerationEvents, type LiveStatus } from "./use-generation-events";
 
 export type GenerationPage = { items: Generation[]; nextCursor: string | null };
 export type GenerationFilters = { state?: GenerationState; model?: string };
@@ -49,8 +52,21 @@ export function useGenerations(filters: GenerationFilters, initial: { filters: G
     fetchJson,
     { fallbackData: sameAsInitial ? [initial.page] : undefined, keepPreviousData: true },
   );
-  usePollWhileInProgress(swr);
-  return swr;
+  const { data, mutate } = swr;
+  const live = useGenerationEvents({
+    // The first page (where new cards appear) and any page showing this generation.
+    onChange: (change) =>
+      void mutate(undefined, {
+        revalidate: (page: GenerationPage | undefined, url) =>
+          !page || !String(url).includes("cursor=") || page.items.some((g) => g.id === change.id),
+      }),
+    // The first open follows the server render: only news if something was in progress.
+    onResync: ({ initial }) => {
+      if (!initial || anyInProgress(data)) void mutate();
+    },
+  });
+  usePollWhileInProgress(swr, live);
+  return { ...swr, live };
 }
 
 /**
@@ -59,8 +75,9 @@ export function useGenerations(filters: GenerationFilters, initial: { filters: G
  * and the older pages that still show work in progress, so it costs one
  * request however far the user has scrolled.
  */
-function usePollWhileInProgress({ data, mutate }: Pick<SWRInfiniteResponse<GenerationPage>, "data" | "mutate">) {
+function usePollWhileInProgress({ data, mutate }: Pick<SWRInfiniteResponse<GenerationPage>, "data" | "mutate">, live: LiveStatus) {
   const polling = anyInProgress(data);
+  const interval = live === "live" ? SAFETY_NET_POLL_MS : POLL_INTERVAL_MS;
   useEffect(() => {
     if (!polling) return;
     const timer = setInterval(() => {
@@ -69,7 +86,7 @@ function usePollWhileInProgress({ data, mutate }: Pick<SWRInfiniteResponse<Gener
         // `page` is undefined when a new item on top shifted this page's cursor.
         revalidate: (page: GenerationPage | undefined, url) => !page || !String(url).includes("cursor=") || page.items.some(isInProgress),
       });
-    }, POLL_INTERVAL_MS);
+    }, interval);
     return () => clearInterval(timer);
-  }, [polling, mutate]);
+  }, [polling, interval, mutate]);
 }

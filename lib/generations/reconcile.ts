@@ -2,6 +2,7 @@
 // delivery log within its retention bound.
 import "server-only";
 import { prisma } from "@/lib/db";
+import { announceGenerationChange } from "./publish-change";
 import { refreshStaleGenerations } from "./refresh";
 
 const DELIVERY_RETENTION_DAYS = 30;
@@ -16,8 +17,11 @@ export async function reconcile(): Promise<{ polled: number; abandoned: number; 
     polled += count;
     if (count === 0) break;
   }
+  const stuck = { state: "SUBMITTING" as const, createdAt: { lt: new Date(Date.now() - SUBMITTING_ABANDONED_MS) } };
+  // Live gallery (#16): the ids, to announce what this batch changed.
+  const ids = (await prisma.generation.findMany({ where: stuck, select: { id: true } })).map((row) => row.id);
   const { count: abandoned } = await prisma.generation.updateMany({
-    where: { state: "SUBMITTING", createdAt: { lt: new Date(Date.now() - SUBMITTING_ABANDONED_MS) } },
+    where: { ...stuck, id: { in: ids } },
     data: {
       state: "SUBMIT_FAILED",
       creditsConsumed: 0,
@@ -27,6 +31,7 @@ export async function reconcile(): Promise<{ polled: number; abandoned: number; 
       completedAt: new Date(),
     },
   });
+  for (const id of ids) await announceGenerationChange({ id });
   const cutoff = new Date(Date.now() - DELIVERY_RETENTION_DAYS * 86_400_000);
   const { count: prunedDeliveries } = await prisma.delivery.deleteMany({ where: { createdAt: { lt: cutoff } } });
   return { polled, abandoned, prunedDeliveries };

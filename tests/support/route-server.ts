@@ -7,6 +7,7 @@ type Handler = (request: Request, context: { params: Promise<Record<string, stri
 
 const ROUTES: [pattern: RegExp, load: () => Promise<Record<string, unknown>>][] = [
   [/^\/api\/generations$/, () => import("@/app/api/generations/route")],
+  [/^\/api\/generations\/events$/, () => import("@/app/api/generations/events/route")],
   [/^\/api\/generations\/(?<id>[^/]+)$/, () => import("@/app/api/generations/[id]/route")],
   [/^\/api\/webhooks\/gateway$/, () => import("@/app/api/webhooks/gateway/route")],
   [/^\/api\/credits$/, () => import("@/app/api/credits/route")],
@@ -28,11 +29,21 @@ export function createRouteServer(): http.Server {
     for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
     // As a proxy in front of the app would: the client's address.
     if (!headers.has("x-forwarded-for")) headers.set("x-forwarded-for", req.socket.remoteAddress ?? "");
+    // Aborted when the client goes away, as Next does (event streams rely on it).
+    const gone = new AbortController();
+    res.on("close", () => gone.abort());
     const response = await handler(
-      new Request(url, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined }),
+      new Request(url, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined, signal: gone.signal }),
       { params: Promise.resolve({ ...found.match!.groups }) },
     );
     res.writeHead(response.status, Object.fromEntries(response.headers));
-    res.end(Buffer.from(await response.arrayBuffer()));
+    // Streamed, not buffered: an event stream never ends on its own.
+    if (!response.body) return void res.end();
+    try {
+      for await (const chunk of response.body) res.write(chunk);
+    } catch {
+      // The client went away mid-stream.
+    }
+    res.end();
   });
 }
