@@ -39,8 +39,9 @@ export function createRouteServer(): http.Server {
     res.writeHead(response.status, Object.fromEntries(response.headers));
     // Streamed, not buffered: an event stream never ends on its own.
     if (!response.body) return void res.end();
+    const reader = response.body.getReader();
     try {
-      for await (const chunk of response.body) res.write(chunk);
+      for (let next = await reader.read(); !next.done; next = await reader.read()) res.write(next.value);
     } catch {
       // The client went away mid-stream.
     }
