@@ -81,6 +81,8 @@ export default defineConfig({
       WEBHOOK_SECRET: E2E_WEBHOOK_SECRET,
       // Every flow submits from 127.0.0.1; the limit has its own tests.
       SUBMIT_RATE_LIMIT: "0",
+      // Event streams end (and browsers reconnect) often, so tests/e2e/live-gallery.spec.ts sees it.
+      EVENTS_STREAM_SECONDS: "8",
       NEXT_TELEMETRY_DISABLED: "1",
     },
   },

@@ -16,8 +16,12 @@ export type EventHandlers = {
   onResync?: (info: { initial: boolean }) => void;
 };
 
-/** While events flow, a poll only as a safety net for a lost event. */
-export const SAFETY_NET_POLL_MS = 30_000;
+/**
+ * While events flow, a poll only as a safety net: for an event lost, and for a
+ * callback that never comes (a browser's read is also what makes the server
+ * ask the gateway). Idle tabs never poll at all.
+ */
+export const SAFETY_NET_POLL_MS = 10_000;
 const EVENTS_URL = "/api/generations/events";
 /** A stream that ends on schedule reconnects within a second or two: no reason to start polling meanwhile. */
 const RECONNECT_GRACE_MS = 10_000;

@@ -2,7 +2,7 @@
 // The gallery's data: pages of the app's own API, newest first, behind a cursor.
 // Kept live by the event stream (use-generation-events.ts): a change refetches
 // the page that shows it. Polled every few seconds while something shown is
-// in progress and the stream is not open, every 30 s as a safety net while it
+// in progress and the stream is not open, every 10 s as a safety net while it
 // is (SWR pauses while the tab is hidden and revalidates on focus).
 import { useEffect } from "react";
 import useSWRInfinite, { type SWRInfiniteResponse } from "swr/infinite";
@@ -77,7 +77,9 @@ export function useGenerations(filters: GenerationFilters, initial: { filters: G
  */
 function usePollWhileInProgress({ data, mutate }: Pick<SWRInfiniteResponse<GenerationPage>, "data" | "mutate">, live: LiveStatus) {
   const polling = anyInProgress(data);
-  const interval = live === "live" ? SAFETY_NET_POLL_MS : POLL_INTERVAL_MS;
+  // A task submitted without a callback is carried by polling alone: no event will come.
+  const uncalled = !!data?.some((page) => page.items.some((g) => g.state === "PENDING" && !g.callbackEnabled));
+  const interval = live === "live" && !uncalled ? SAFETY_NET_POLL_MS : POLL_INTERVAL_MS;
   useEffect(() => {
     if (!polling) return;
     const timer = setInterval(() => {

@@ -10,7 +10,8 @@ import { LiveIndicator } from "@/app/_components/live-indicator";
 import { SAFETY_NET_POLL_MS, useGenerationEvents } from "@/app/_components/use-generation-events";
 import { POLL_INTERVAL_MS } from "@/app/_components/use-generations";
 
-export function RefreshWhilePending({ id, pending }: { id: string; pending: boolean }) {
+/** `callbacks`: false when the task was submitted without a callback, so no event will come. */
+export function RefreshWhilePending({ id, pending, callbacks }: { id: string; pending: boolean; callbacks: boolean }) {
   const router = useRouter();
   const live = useGenerationEvents({
     onChange: (change) => {
@@ -20,7 +21,7 @@ export function RefreshWhilePending({ id, pending }: { id: string; pending: bool
       if (!initial || pending) router.refresh();
     },
   });
-  const interval = live === "live" ? SAFETY_NET_POLL_MS : POLL_INTERVAL_MS;
+  const interval = live === "live" && callbacks ? SAFETY_NET_POLL_MS : POLL_INTERVAL_MS;
   useEffect(() => {
     if (!pending) return;
     const refresh = () => {
