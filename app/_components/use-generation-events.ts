@@ -51,11 +51,29 @@ class LiveConnection {
   listen(handlers: EventHandlers): () => void {
     this.handlers.add(handlers);
     clearTimeout(this.lingerTimer);
-    if (!this.source && !this.reopenTimer) this.open();
+    if (this.handlers.size === 1) document.addEventListener("visibilitychange", this.onVisibility);
+    this.resume();
     return () => {
       this.handlers.delete(handlers);
-      if (this.handlers.size === 0) this.lingerTimer = setTimeout(() => this.shutdown(), LINGER_MS);
+      if (this.handlers.size > 0) return;
+      document.removeEventListener("visibilitychange", this.onVisibility);
+      this.lingerTimer = setTimeout(() => this.shutdown(), LINGER_MS);
     };
+  }
+
+  /**
+   * A hidden tab holds no stream: over HTTP/1.1 a browser opens at most six
+   * connections per host, shared by all its tabs, so open streams in
+   * background tabs would starve the visible one. Shown again, it reconnects
+   * with its Last-Event-ID and is sent what it missed.
+   */
+  private onVisibility = () => {
+    if (document.visibilityState === "hidden") this.shutdown();
+    else this.resume();
+  };
+
+  private resume() {
+    if (document.visibilityState !== "hidden" && !this.source && !this.reopenTimer) this.open();
   }
 
   private setStatus(status: LiveStatus) {
