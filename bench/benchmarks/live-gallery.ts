@@ -36,6 +36,7 @@ export async function benchLiveGallery(stack: Stack): Promise<Section> {
   const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
   try {
     const latency = await measureLatency(stack, browser);
+    console.log(`[bench] live gallery: ${latency.push.length} cards timed by push, ${latency.poll.length} by polling`);
     const idle = await measureIdleTabs(stack, browser);
     const memory = await measureStreamMemory(stack);
     return report({ latency, idle, memory });
@@ -49,8 +50,9 @@ async function openGallery(browser: Browser, stack: Stack, { push }: { push: boo
   const context = await browser.newContext();
   const page = await context.newPage();
   if (!push) await page.route("**/api/generations/events**", (route) => route.abort());
-  await page.goto(`${stack.appUrl}/`);
-  await page.getByTestId("live-indicator").and(page.locator(`[data-status="${push ? "live" : "polling"}"]`)).waitFor({ timeout: 30_000 });
+  // A shared 2-core machine opening many tabs is slow: generous timeouts, no wait for media.
+  await page.goto(`${stack.appUrl}/`, { waitUntil: "domcontentloaded", timeout: 120_000 });
+  await page.getByTestId("live-indicator").and(page.locator(`[data-status="${push ? "live" : "polling"}"]`)).waitFor({ timeout: 120_000 });
   return { context, page };
 }
 
@@ -101,6 +103,7 @@ async function measureIdleTabs(stack: Stack, browser: Browser) {
   let counting = false;
   for (let i = 0; i < IDLE_TABS; i++) {
     const { context } = await openGallery(browser, stack, { push: true });
+    if (i % 10 === 9) console.log(`[bench] live gallery: ${i + 1}/${IDLE_TABS} idle tabs open`);
     context.on("request", (request) => {
       if (!counting) return;
       const { pathname } = new URL(request.url());

@@ -4,16 +4,23 @@
 import "server-only";
 import { prisma } from "@/lib/db";
 import { publishGenerationChange } from "@/lib/events";
+import type { GenerationState } from "@/lib/generated/prisma/client";
+
+type Announced = { id: string; state: GenerationState; updatedAt: Date };
 
 /** Reads what the event carries (the state and time just written, the owner for filtering) and publishes it. */
 export async function announceGenerationChange({ id }: { id: string }): Promise<void> {
   try {
     const row = await prisma.generation.findUnique({ where: { id }, select: { id: true, state: true, updatedAt: true } });
-    if (!row) return;
-    // Owners (#15): `ownerId: row.ownerId`, once generations have one.
-    await publishGenerationChange({ id: row.id, state: row.state, updatedAt: row.updatedAt.toISOString(), ownerId: null });
+    if (row) await announceGenerationRow(row);
   } catch (error) {
     // The write itself succeeded; browsers catch up by their safety-net poll.
     console.warn(`[framehook] could not announce the change of ${id}:`, error);
   }
+}
+
+/** Publishes a row the writer already holds (a new one): no read, and in the order of the writes. */
+export function announceGenerationRow(row: Announced): Promise<void> {
+  // Owners (#15): `ownerId: row.ownerId`, once generations have one.
+  return publishGenerationChange({ id: row.id, state: row.state, updatedAt: row.updatedAt.toISOString(), ownerId: null });
 }

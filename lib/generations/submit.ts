@@ -8,7 +8,7 @@ import type { ModelSpec } from "@/lib/models/catalog";
 import type { GenerationInput } from "@/lib/models/input-schema";
 import { callbackUrlFor } from "./callback-url";
 import { toGeneration, type Generation } from "./generation";
-import { announceGenerationChange } from "./publish-change";
+import { announceGenerationRow } from "./publish-change";
 import { updateGenerationIf } from "./update-if";
 
 /** Retries only where the request certainly did not start a task, or the gateway asked for one. */
@@ -40,7 +40,7 @@ export async function submitGeneration({
   }
 
   // Live gallery (#16): a new card for the viewer's other tabs; not awaited, the gateway comes first.
-  void announceGenerationChange({ id: row.id });
+  void announceGenerationRow(row);
   const webhookUrl = callbackUrlFor(row.id);
   try {
     const { taskId } = await sendOnce({ model: model.id, input, webhookUrl });
