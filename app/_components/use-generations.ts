@@ -4,7 +4,7 @@
 // the page that shows it. Polled every few seconds while something shown is
 // in progress and the stream is not open, every 10 s as a safety net while it
 // is (SWR pauses while the tab is hidden and revalidates on focus).
-import { useEffect } from "react";
+import { useCallback, useEffect, useRef } from "react";
 import useSWRInfinite, { type SWRInfiniteResponse } from "swr/infinite";
 import type { Generation, GenerationState } from "@/lib/generations/generation";
 import { SAFETY_NET_POLL_MS, useGenerationEvents, type LiveStatus } from "./use-generation-events";
@@ -53,13 +53,9 @@ export function useGenerations(filters: GenerationFilters, initial: { filters: G
     { fallbackData: sameAsInitial ? [initial.page] : undefined, keepPreviousData: true },
   );
   const { data, mutate } = swr;
+  const refresh = useCoalescedRefresh(mutate);
   const live = useGenerationEvents({
-    // The first page (where new cards appear) and any page showing this generation.
-    onChange: (change) =>
-      void mutate(undefined, {
-        revalidate: (page: GenerationPage | undefined, url) =>
-          !page || !String(url).includes("cursor=") || page.items.some((g) => g.id === change.id),
-      }),
+    onChange: (change) => refresh(change.id),
     // The first open follows the server render: only news if something was in progress.
     onResync: ({ initial }) => {
       if (!initial || anyInProgress(data)) void mutate();
@@ -67,6 +63,37 @@ export function useGenerations(filters: GenerationFilters, initial: { filters: G
   });
   usePollWhileInProgress(swr, live);
   return { ...swr, live };
+}
+
+/**
+ * Refetches, on events, the first page (where new cards appear) and any page
+ * showing a changed generation. One refetch at a time: SWR drops the answer of
+ * a request that a newer mutate overtook, so a steady stream of events would
+ * otherwise keep any answer from ever being shown. Events that arrive
+ * meanwhile are gathered into the next refetch.
+ */
+function useCoalescedRefresh(mutate: SWRInfiniteResponse<GenerationPage>["mutate"]) {
+  const state = useRef<{ running: boolean; ids: Set<string> }>({ running: false, ids: new Set() });
+  return useCallback(
+    (id: string) => {
+      const current = state.current;
+      current.ids.add(id);
+      if (current.running) return;
+      const run = () => {
+        const ids = current.ids;
+        current.ids = new Set();
+        current.running = true;
+        void mutate(undefined, {
+          revalidate: (page: GenerationPage | undefined, url) => !page || !String(url).includes("cursor=") || page.items.some((g) => ids.has(g.id)),
+        }).finally(() => {
+          current.running = false;
+          if (current.ids.size > 0) run();
+        });
+      };
+      run();
+    },
+    [mutate],
+  );
 }
 
 /**
