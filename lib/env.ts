@@ -2,11 +2,15 @@
 // make `npm run dev` work with zero configuration.
 import path from "node:path";
 import { z } from "zod";
+import { MAKE_SECRET as MAKE_SECRET_COMMAND, PRODUCTION_SECRET_MIN_LENGTH } from "./secret-rules";
 
 const LOCAL_GATEWAY = "http://127.0.0.1:4010";
 const DEV_API_KEY = "sim-dev-key";
 const DEV_WEBHOOK_SECRET = "dev-only-webhook-secret-not-for-production";
 const DEV_CRON_SECRET = "dev-only-cron-secret";
+/** Production secrets must be at least this long: 32 random bytes in hex is 64. */
+export { PRODUCTION_SECRET_MIN_LENGTH };
+const MAKE_SECRET = `make one with \`${MAKE_SECRET_COMMAND}\` or \`node -e "console.log(crypto.randomBytes(32).toString('hex'))"\``;
 
 const url = z.url({ protocol: /^https?$/ });
 const optional = <T extends z.ZodType>(schema: T) =>
@@ -20,12 +24,15 @@ const schema = z
     GATEWAY_TIMEOUT_MS: optional(z.coerce.number().int().min(100).max(60_000)).default(10_000),
     PUBLIC_BASE_URL: optional(url).default("http://localhost:3000"),
     WEBHOOK_SECRET: optional(z.string().min(16, "must be at least 16 characters")),
-    DATABASE_URL: optional(z.string().regex(/^(file:|libsql:|https?:|wss?:)/, "must be a file: path or a libSQL URL")).default(
-      "file:./data/framehook.db",
-    ),
+    DATABASE_URL: optional(
+      z.string().regex(/^(file:|libsql:|https?:|wss?:|postgres(ql)?:\/\/)/i, "must be a file: path, a libSQL URL or a postgresql:// URL"),
+    ).default("file:./data/framehook.db"),
     DATABASE_AUTH_TOKEN: optional(z.string().min(1)),
-    // PostgreSQL: a direct (non-pooled) URL for the one LISTEN connection of the live gallery's events.
-    DATABASE_DIRECT_URL: optional(z.string().regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL")),
+    // PostgreSQL only: a direct (unpooled) URL for what needs a session of its
+    // own: migrations (advisory lock) and LISTEN. Defaults to DATABASE_URL.
+    DATABASE_DIRECT_URL: optional(z.string().regex(/^postgres(ql)?:\/\//i, "must be a postgresql:// URL")),
+    // PostgreSQL only: connections each app instance may open (see README "Deploying").
+    DATABASE_POOL_MAX: optional(z.coerce.number().int().min(1).max(100)).default(5),
     // Live gallery: a stream ends itself before this (below a serverless host's maxDuration of 300 s) and the browser reconnects.
     EVENTS_STREAM_SECONDS: optional(z.coerce.number().int().min(5).max(280)).default(240),
     // Open event streams one instance serves at most; past it, browsers fall back to polling.
@@ -40,6 +47,14 @@ const schema = z
     APP_PASSWORD: optional(z.string().min(8, "must be at least 8 characters")),
     // A task PENDING longer than this is flagged as overdue (never silently failed).
     PENDING_OVERDUE_MS: optional(z.coerce.number().int().min(10_000)).default(30 * 60_000),
+    // How long the gateway may answer "no such task" (JSON 404s only) before
+    // the task is flagged lost. Never final: a later real report still wins.
+    TASK_LOST_AFTER_MS: optional(z.coerce.number().int().min(60_000)).default(6 * 3_600_000),
+    // Proxies in front of the app that append to X-Forwarded-For (0: none,
+    // the socket address is the client; 1: Vercel, or one nginx/Caddy).
+    TRUSTED_PROXY_HOPS: optional(z.coerce.number().int().min(0).max(10)).default(0),
+    // `next build` loads the route modules once; secrets are not needed for that.
+    NEXT_PHASE: z.string().optional(),
   })
   .transform((raw, ctx) => {
     const gatewayIsLocal = isLoopback(raw.GATEWAY_BASE_URL);
@@ -50,12 +65,27 @@ const schema = z
       ctx.addIssue({ code: "custom", path: [name], message: `is required when GATEWAY_BASE_URL is not a local simulator` });
     if (!raw.GATEWAY_API_KEY && !gatewayIsLocal) missing("GATEWAY_API_KEY");
     if (!raw.WEBHOOK_SECRET && !devDefaultsAllowed) missing("WEBHOOK_SECRET");
+    // In production the development defaults never apply, whatever the gateway's
+    // address: a sidecar, a tunnel or a demo on loopback is still a public app.
+    if (raw.NODE_ENV === "production" && raw.NEXT_PHASE !== "phase-production-build") {
+      for (const name of ["WEBHOOK_SECRET", "CRON_SECRET"] as const) {
+        const value = raw[name];
+        if (!value || value.length < PRODUCTION_SECRET_MIN_LENGTH) {
+          ctx.addIssue({
+            code: "custom",
+            path: [name],
+            message: `${value ? "is too short" : "is required"} in production (NODE_ENV=production): at least ${PRODUCTION_SECRET_MIN_LENGTH} characters; ${MAKE_SECRET}`,
+          });
+        }
+      }
+    }
     return {
       ...raw,
       GATEWAY_API_KEY: raw.GATEWAY_API_KEY ?? DEV_API_KEY,
       WEBHOOK_SECRET: raw.WEBHOOK_SECRET ?? DEV_WEBHOOK_SECRET,
       CRON_SECRET: raw.CRON_SECRET ?? (devDefaultsAllowed ? DEV_CRON_SECRET : undefined),
       DATABASE_URL: resolveDatabaseUrl(raw.DATABASE_URL),
+      DATABASE_DIRECT_URL: raw.DATABASE_DIRECT_URL ?? (/^postgres/i.test(raw.DATABASE_URL) ? raw.DATABASE_URL : undefined),
       gatewayIsLocal,
     };
   });

@@ -26,14 +26,23 @@ const urlList = z.preprocess(
   z.array(z.string()),
 );
 
+/** Far above any price in the spec (credits are USD, a task costs cents to dollars): a bigger number is not a charge. */
+export const MAX_CREDITS = 100_000;
+const creditsSchema = z
+  .union([z.number(), z.string().regex(/^\d{1,12}(?:\.\d{1,12})?$/).transform(Number)])
+  .pipe(z.number().finite().min(0).max(MAX_CREDITS));
+
 /** The task as GET /api/generate/{taskId} returns it: state, resultUrls, creditsConsumed are named by the spec. */
 export const taskSchema = z.looseObject({
-  taskId: z.string().min(1).max(200),
+  // No NUL: PostgreSQL's text cannot hold one, and no real task id has one.
+  taskId: z.string().min(1).max(200).regex(/^[^\u0000]+$/),
   state: stateSchema,
   // Only taskId and state must parse: an odd value elsewhere is dropped, so it
   // can never keep a task from reaching its terminal state.
   resultUrls: urlList.nullish().catch(null),
-  creditsConsumed: z.coerce.number().finite().nonnegative().nullish().catch(null),
+  // A number or a plain decimal string, never coerced: "", false, [] or "0x1F"
+  // are not a charge, so they read as "not said" and a SUCCESS is confirmed.
+  creditsConsumed: creditsSchema.nullish().catch(null),
   failCode: z.union([z.string(), z.number()]).nullish().catch(null),
   failMsg: z.string().nullish().catch(null),
 });
@@ -45,11 +54,14 @@ export function toTaskSnapshot(task: z.infer<typeof taskSchema>): TaskSnapshot {
     state,
     resultUrls: (resultUrls ?? []).filter(isHttpUrl),
     creditsConsumed: creditsConsumed ?? null,
-    failCode: failCode == null ? null : String(failCode),
-    failMessage: failMsg ?? null,
+    failCode: failCode == null ? null : withoutNul(String(failCode)),
+    failMessage: failMsg == null ? null : withoutNul(failMsg),
     metadata: rest,
   };
 }
+
+/** PostgreSQL's text cannot store U+0000: a gateway's message is kept without it. */
+const withoutNul = (text: string) => text.replaceAll("\u0000", "");
 
 export function isHttpUrl(value: string): boolean {
   try {

@@ -57,7 +57,9 @@ test("a generation turns Ready by a pushed event, with no poll while it was pend
   await expect(page.getByTestId("live-indicator")).toHaveAttribute("data-status", "live");
 });
 
-test("with the event stream blocked, the same flow completes by polling", async ({ gallery, simulator, page }) => {
+test("with the event stream blocked, the same flow completes by polling", async ({ gallery, simulator, page, browserErrors }) => {
+  browserErrors.allow({ kind: "console", url: /\/api\/generations\/events/, reason: "this test blocks the event stream" });
+  browserErrors.allow({ kind: "console", text: /api\/generations\/events/, reason: "this test blocks the event stream" });
   await page.route("**/api/generations/events**", (route) => route.abort());
   await simulator.scenario({ pendingMs: 6000 });
   const reads = countGalleryReads(page);

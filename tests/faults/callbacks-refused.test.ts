@@ -1,12 +1,11 @@
 // The app failing its callbacks for a while — answering 5xx, answering too
 // slowly, or its database locked — and the gateway's retries carrying every
 // outcome through exactly once.
-import { createClient } from "@libsql/client";
 import { afterAll, expect, test } from "vitest";
 import { startApp, waitFor } from "../support/app";
 import { submitPrompt } from "../support/generations";
 import { uniqueMarker } from "../support/simulator-control";
-import { useFreshDatabase } from "./support/database";
+import { lockDatabaseWrites, useFreshDatabase } from "./support/database";
 import { startFaultProxy } from "./support/fault-proxy";
 import { expectNothingLost } from "./support/invariants";
 
@@ -79,17 +78,8 @@ test("answered too slowly (the gateway times out and retries while the first del
   expect((await app.simulator.callbacks(marker)).filter((a) => a.status === "timeout")).toHaveLength(3);
 });
 
-/** Holds SQLite's write lock from another connection, as a migration, a backup or a second instance would. */
-async function lockDatabase() {
-  const client = createClient({ url: db.url });
-  await client.execute("BEGIN IMMEDIATE");
-  return {
-    async release() {
-      await client.execute("ROLLBACK");
-      client.close();
-    },
-  };
-}
+/** Holds the write lock from another connection, as a migration, a backup or a second instance would. */
+const lockDatabase = () => lockDatabaseWrites(db.url);
 
 test.each([1, 2, 3])("round %i: database locked 1.5 s while callbacks and a submit arrive: nothing lost, nothing charged twice", async () => {
   const { marker, ids } = await submitMany("locked", 4);

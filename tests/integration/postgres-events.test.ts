@@ -2,16 +2,41 @@
 // (a process of its own) to another, both ways, and survives a dropped
 // listening connection.
 import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
 import readline from "node:readline";
 import pg from "pg";
 import { afterAll, describe, expect, test } from "vitest";
 import { createPostgresBus } from "@/lib/events/postgres-bus";
 import type { GenerationEvent } from "@/lib/events/types";
-import { startPostgres } from "../support/throwaway-postgres";
+import { findPostgresBin, startLocalPostgres } from "../../scripts/local-postgres";
 import { waitFor } from "../support/wait";
 
+async function startPostgres() {
+  if (!findPostgresBin()) return undefined;
+  const dataDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "framehook-events-pg-")), "data");
+  const server = await startLocalPostgres({ dataDir, port: await freePort(), throwaway: true });
+  return {
+    url: server.url("postgres"),
+    stop: async () => {
+      await server.stop();
+      fs.rmSync(path.dirname(dataDir), { recursive: true, force: true });
+    },
+  };
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 const postgres = await startPostgres();
-if (!postgres) console.warn("[test] no PostgreSQL binaries and no TEST_POSTGRES_URL: the LISTEN/NOTIFY tests are skipped");
+if (!postgres) console.warn("[test] no PostgreSQL binaries: the LISTEN/NOTIFY tests are skipped");
 
 const heard: { type: string; event?: GenerationEvent }[] = [];
 let other: ChildProcess | undefined;
@@ -24,7 +49,7 @@ afterAll(async () => {
   other?.stdin?.end();
   other?.kill("SIGTERM");
   await here?.close();
-  postgres?.stop();
+  await postgres?.stop();
 });
 
 const event = (id: string): GenerationEvent => ({ id, state: "SUCCESS", updatedAt: new Date().toISOString(), ownerId: "owner-1", at: Date.now() });

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+import { databaseEngine } from "@/lib/database/engine";
 import { parseEnv } from "@/lib/env";
 
 const remote = { GATEWAY_BASE_URL: "https://gateway.example.com", GATEWAY_API_KEY: "key", WEBHOOK_SECRET: "a-secret-of-some-length" };
@@ -18,7 +19,9 @@ describe("parseEnv", () => {
     ["a short webhook secret", { ...remote, WEBHOOK_SECRET: "short" }, "WEBHOOK_SECRET: must be at least 16 characters"],
     ["a gateway URL that is not http(s)", { GATEWAY_BASE_URL: "ftp://gateway.example.com" }, "GATEWAY_BASE_URL"],
     ["a poll interval that is not a number", { POLL_STALE_MS: "soon" }, "POLL_STALE_MS"],
-    ["a database URL of another kind", { DATABASE_URL: "postgres://db" }, "DATABASE_URL"],
+    ["a database URL of another kind", { DATABASE_URL: "mysql://db" }, "DATABASE_URL"],
+    ["a direct URL that is not PostgreSQL", { DATABASE_URL: "postgresql://db/app", DATABASE_DIRECT_URL: "file:./x.db" }, "DATABASE_DIRECT_URL"],
+    ["a pool of no connections", { DATABASE_URL: "postgresql://db/app", DATABASE_POOL_MAX: "0" }, "DATABASE_POOL_MAX"],
   ])("refuses %s, naming the variable", (_name, source, message) => {
     expect(() => parseEnv(source as Record<string, string | undefined>)).toThrow(message);
   });
@@ -30,8 +33,52 @@ describe("parseEnv", () => {
     expect(env.WEBHOOK_SECRET).toBe(remote.WEBHOOK_SECRET);
   });
 
+  const strong = "0123456789abcdef0123456789abcdef";
+  test.each([
+    ["no secrets at all", { NODE_ENV: "production" }, ["WEBHOOK_SECRET: is required in production", "CRON_SECRET: is required in production"]],
+    ["no secrets, with the simulator on loopback", { NODE_ENV: "production", GATEWAY_BASE_URL: "http://127.0.0.1:4010" }, ["WEBHOOK_SECRET: is required", "CRON_SECRET: is required"]],
+    ["no secrets, with a tunnel on localhost", { NODE_ENV: "production", GATEWAY_BASE_URL: "http://localhost:8080", GATEWAY_API_KEY: "real" }, ["WEBHOOK_SECRET: is required", "CRON_SECRET: is required"]],
+    ["a short webhook secret", { NODE_ENV: "production", WEBHOOK_SECRET: "sixteen-chars-ok", CRON_SECRET: strong }, ["WEBHOOK_SECRET: is too short"]],
+    ["a short cron secret", { NODE_ENV: "production", WEBHOOK_SECRET: strong, CRON_SECRET: "dev-only-cron-secret" }, ["CRON_SECRET: is too short"]],
+    ["only the cron secret", { ...remote, NODE_ENV: "production", CRON_SECRET: strong }, ["WEBHOOK_SECRET"]],
+  ])("production refuses to start with %s, and says how to make a secret", (_name, source, messages) => {
+    const attempt = () => parseEnv(source as Record<string, string | undefined>);
+    for (const message of messages) expect(attempt).toThrow(message);
+    expect(attempt).toThrow("openssl rand -hex 32");
+  });
+
+  test.each([
+    ["the local simulator", {}],
+    ["a remote gateway", remote],
+  ])("production with explicit secrets of 32+ characters starts (%s)", (_name, source) => {
+    const env = parseEnv({ ...source, NODE_ENV: "production", WEBHOOK_SECRET: strong, CRON_SECRET: `${strong}x` });
+    expect([env.WEBHOOK_SECRET, env.CRON_SECRET]).toEqual([strong, `${strong}x`]);
+  });
+
+  test("`next build` (NODE_ENV=production) loads the routes without secrets", () => {
+    expect(() => parseEnv({ NODE_ENV: "production", NEXT_PHASE: "phase-production-build" })).not.toThrow();
+  });
+
   test("a libSQL server URL is kept as it is; a file path is resolved against the project root", () => {
     expect(parseEnv({ DATABASE_URL: "libsql://db.example.turso.io" }).DATABASE_URL).toBe("libsql://db.example.turso.io");
     expect(parseEnv({ DATABASE_URL: "file:./other.db" }).DATABASE_URL).toBe(`file:${process.cwd()}/other.db`);
+  });
+
+  test.each(["postgres://u:p@db.example.com/app", "postgresql://u:p@db.example.com:5432/app?sslmode=require"])(
+    "a PostgreSQL URL (%s) is kept as it is, and is its own direct URL unless one is given",
+    (url) => {
+      expect(parseEnv({ DATABASE_URL: url })).toMatchObject({ DATABASE_URL: url, DATABASE_DIRECT_URL: url, DATABASE_POOL_MAX: 5 });
+      const direct = "postgresql://u:p@direct.example.com/app";
+      expect(parseEnv({ DATABASE_URL: url, DATABASE_DIRECT_URL: direct }).DATABASE_DIRECT_URL).toBe(direct);
+    },
+  );
+
+  test.each([
+    ["file:./data/x.db", "sqlite"],
+    ["libsql://db.example.turso.io", "sqlite"],
+    ["postgres://db/app", "postgres"],
+    ["postgresql://db/app", "postgres"],
+  ] as const)("%s is served by the %s engine", (url, engine) => {
+    expect(databaseEngine(url)).toBe(engine);
   });
 });
