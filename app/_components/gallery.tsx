@@ -8,7 +8,7 @@ import { GalleryFilters } from "./gallery-filters";
 import { GenerationCard } from "./generation-card";
 import { LiveIndicator } from "./live-indicator";
 import { forgetSubmissions, isPlaceholder, useSubmissions } from "./submissions";
-import { generationsUrl, matchesFilters, useGenerations, type GenerationFilters, type GenerationPage } from "./use-generations";
+import { generationsUrl, isInProgress, matchesFilters, useGenerations, type GenerationFilters, type GenerationPage } from "./use-generations";
 import { useStateChanges } from "./use-state-changes";
 
 export function Gallery({
@@ -33,7 +33,8 @@ export function Gallery({
         ({ generation, placeholder }) =>
           !listedIds.has(generation.id) &&
           matchesFilters(generation, filters) &&
-          !(placeholder && listed.some((g) => g.state === "SUBMITTING" && g.prompt === generation.prompt && g.model === generation.model)),
+          // With live events the list can show the row as PENDING before the action answers.
+          !(placeholder && listed.some((g) => isInProgress(g) && g.prompt === generation.prompt && g.model === generation.model)),
       ),
     [submissions, listedIds, listed, filters],
   );
