@@ -9,6 +9,7 @@ import type { GenerationInput } from "@/lib/models/input-schema";
 import { createWithinSpendLimit, estimateCredits } from "@/lib/spend-limit";
 import { callbacksReachable, callbackUrlFor } from "./callback-url";
 import { toGeneration, type Generation } from "./generation";
+import { announceGenerationRow } from "./publish-change";
 import { updateGenerationIf } from "./update-if";
 
 /** Retries only where the request certainly did not start a task, or the gateway asked for one. */
@@ -59,6 +60,8 @@ export async function submitGeneration({
     throw error;
   }
 
+  // Live gallery (#16): a new card for the viewer's other tabs; not awaited, the gateway comes first.
+  void announceGenerationRow(row);
   const webhookUrl = callbackUrlFor(row.id);
   try {
     const { taskId } = await sendOnce({ model: model.id, input, webhookUrl });

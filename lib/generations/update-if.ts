@@ -11,8 +11,9 @@
 import "server-only";
 import { prisma } from "@/lib/db";
 import type { Prisma } from "@/lib/generated/prisma/client";
+import { announceGenerationChange } from "./publish-change";
 
-/** True if the row matched `where` (its id and condition) and was updated. */
+/** True if the row matched `where` (its id and condition) and was updated; a state change is announced to live galleries. */
 export async function updateGenerationIf({
   where,
   data,
@@ -21,5 +22,7 @@ export async function updateGenerationIf({
   data: Prisma.GenerationUpdateManyMutationInput;
 }): Promise<boolean> {
   const { count } = await prisma.generation.updateMany({ where, data });
+  // Live gallery (#16): every state change is published from here, beside the write.
+  if (count === 1 && data.state !== undefined) await announceGenerationChange({ id: where.id });
   return count === 1;
 }
