@@ -24,6 +24,8 @@ const schema = z
       "file:./data/framehook.db",
     ),
     DATABASE_AUTH_TOKEN: optional(z.string().min(1)),
+    // SQLite: how long a query waits out another connection's write lock (a backup, a migration) before failing.
+    DATABASE_LOCK_WAIT_MS: optional(z.coerce.number().int().min(0).max(60_000)).default(5000),
     CRON_SECRET: optional(z.string().min(1)),
     // How long a PENDING task may go unheard before a reader asks the gateway.
     POLL_STALE_MS: optional(z.coerce.number().int().min(1000).max(600_000)).default(4000),
