@@ -1,14 +1,14 @@
 // The app failing its callbacks for a while — answering 5xx, answering too
 // slowly, or its database locked — and the gateway's retries carrying every
 // outcome through exactly once.
-import { createClient } from "@libsql/client";
 import { afterAll, expect, test } from "vitest";
 import { startApp, waitFor } from "../support/app";
 import { submitPrompt } from "../support/generations";
 import { uniqueMarker } from "../support/simulator-control";
-import { useFreshDatabase } from "./support/database";
+import { lockDatabase, useFreshDatabase } from "./support/database";
 import { startFaultProxy } from "./support/fault-proxy";
 import { expectNothingLost } from "./support/invariants";
+import { warmUpApp } from "./support/warm-up";
 
 const db = useFreshDatabase("callbacks");
 /** Per callback token: how many deliveries to fail with 503, or to hold past the gateway's timeout. */
@@ -35,6 +35,7 @@ const app = await startApp({
 });
 proxy.setTarget(app.baseUrl);
 const { prisma } = await import("@/lib/db");
+await warmUpApp();
 
 afterAll(async () => {
   await app.close();
@@ -79,26 +80,18 @@ test("answered too slowly (the gateway times out and retries while the first del
   expect((await app.simulator.callbacks(marker)).filter((a) => a.status === "timeout")).toHaveLength(3);
 });
 
-/** Holds SQLite's write lock from another connection, as a migration, a backup or a second instance would. */
-async function lockDatabase() {
-  const client = createClient({ url: db.url });
-  await client.execute("BEGIN IMMEDIATE");
-  return {
-    async release() {
-      await client.execute("ROLLBACK");
-      client.close();
-    },
-  };
-}
-
 test.each([1, 2, 3])("round %i: database locked 1.5 s while callbacks and a submit arrive: nothing lost, nothing charged twice", async () => {
   const { marker, ids } = await submitMany("locked", 4);
-  const lock = await lockDatabase();
-  const started = Date.now();
-  const during = await submitPrompt(app, `reed late ${marker}`);
-  const waited = Date.now() - started;
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1_500 - waited)));
-  await lock.release();
+  const lock = await lockDatabase(db.url);
+  let during: Awaited<ReturnType<typeof submitPrompt>>;
+  try {
+    const started = Date.now();
+    during = await submitPrompt(app, `reed late ${marker}`);
+    const waited = Date.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1_500 - waited)));
+  } finally {
+    await lock.release();
+  }
   if (during.status === 201) ids.push(during.body.id as string);
   else {
     // Had it been refused during the lock, nothing may have been stored or sent.
@@ -115,17 +108,22 @@ test.each([1, 2, 3])("round %i: database locked 1.5 s while callbacks and a subm
   expect(statuses.filter((status) => typeof status === "number" && status !== 200)).toEqual([]);
 });
 
-// The app waits out a short lock (lib/db.ts retries SQLITE_BUSY without
+// The app waits out a short lock (lib/database/sqlite.ts retries SQLITE_BUSY without
 // blocking the event loop) instead of failing: the submit succeeds, and no
 // callback is ever answered with an error. (A delivery may still time out on
 // the gateway's side, 400 ms here, while the app waits; its retry is a duplicate.)
 test("a lock shorter than the wait is waited out: the submit is 201 and no callback is answered with an error", async () => {
   const { marker, ids } = await submitMany("waited", 2);
-  const lock = await lockDatabase();
-  const during = submitPrompt(app, `reed waited ${marker}`);
-  await new Promise((resolve) => setTimeout(resolve, 1_500));
-  await lock.release();
-  const answered = await during;
+  const lock = await lockDatabase(db.url);
+  let answered: Awaited<ReturnType<typeof submitPrompt>>;
+  try {
+    const during = submitPrompt(app, `reed waited ${marker}`);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await lock.release();
+    answered = await during;
+  } finally {
+    await lock.release();
+  }
   expect(answered.status).toBe(201);
   ids.push(answered.body.id as string);
   await allDone(ids);
@@ -138,9 +136,12 @@ test("database locked past the wait: no callback is acknowledged before the writ
   const marker = uniqueMarker("busy");
   await app.simulator.scenario({ match: marker, pendingMs: 300, callback: { retries: 6, backoffMs: 1_000 } });
   const { body } = await submitPrompt(app, `reed busy ${marker}`);
-  const lock = await lockDatabase();
-  await new Promise((resolve) => setTimeout(resolve, 6_500));
-  await lock.release();
+  const lock = await lockDatabase(db.url);
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 6_500));
+  } finally {
+    await lock.release();
+  }
   const released = Date.now();
   const id = body.id as string;
   await allDone([id]);
