@@ -1,18 +1,28 @@
-// Prisma CLI configuration: the WebAssembly schema engine over the libSQL
-// adapter, so that migrations need no native engine download.
+// Prisma CLI configuration: the WebAssembly schema engine over a driver
+// adapter, so that migrations need no native engine download. DATABASE_URL's
+// scheme picks the engine: its schema folder (datasource, generator,
+// migrations) under prisma/, and its adapter (with prisma/cli-adapters.ts's
+// workarounds for Prisma 6.19.3's CLI).
 import "./lib/load-env-files";
-import { PrismaLibSQL } from "@prisma/adapter-libsql";
 import { defineConfig } from "prisma/config";
 import { env } from "./lib/env";
 import { ensureDatabaseDirectory } from "./lib/database-file";
+import { databaseEngine, schemaFolder } from "./lib/database/engine";
+import { placeSharedModels } from "./prisma/shared-models";
+import { postgresCliAdapter, sqliteCliAdapter } from "./prisma/cli-adapters";
+
+const engine = databaseEngine(env.DATABASE_URL);
+const folder = schemaFolder(engine);
+placeSharedModels(folder);
 
 export default defineConfig({
   experimental: { adapter: true },
   engine: "js",
-  schema: "prisma/schema.prisma",
-  migrations: { path: "prisma/migrations" },
+  schema: folder,
+  migrations: { path: `${folder}/migrations` },
   async adapter() {
+    if (engine === "postgres") return postgresCliAdapter(env.DATABASE_DIRECT_URL ?? env.DATABASE_URL);
     ensureDatabaseDirectory(env.DATABASE_URL);
-    return new PrismaLibSQL({ url: env.DATABASE_URL, authToken: env.DATABASE_AUTH_TOKEN });
+    return sqliteCliAdapter(env.DATABASE_URL, env.DATABASE_AUTH_TOKEN);
   },
 });

@@ -20,12 +20,17 @@ const schema = z
     GATEWAY_TIMEOUT_MS: optional(z.coerce.number().int().min(100).max(60_000)).default(10_000),
     PUBLIC_BASE_URL: optional(url).default("http://localhost:3000"),
     WEBHOOK_SECRET: optional(z.string().min(16, "must be at least 16 characters")),
-    DATABASE_URL: optional(z.string().regex(/^(file:|libsql:|https?:|wss?:)/, "must be a file: path or a libSQL URL")).default(
-      "file:./data/framehook.db",
-    ),
+    DATABASE_URL: optional(
+      z.string().regex(/^(file:|libsql:|https?:|wss?:|postgres(ql)?:\/\/)/i, "must be a file: path, a libSQL URL or a postgresql:// URL"),
+    ).default("file:./data/framehook.db"),
     DATABASE_AUTH_TOKEN: optional(z.string().min(1)),
     // SQLite: how long a query waits out another connection's write lock (a backup, a migration) before failing.
     DATABASE_LOCK_WAIT_MS: optional(z.coerce.number().int().min(0).max(60_000)).default(5000),
+    // PostgreSQL only: a direct (unpooled) URL for what needs a session of its
+    // own: migrations (advisory lock) and LISTEN. Defaults to DATABASE_URL.
+    DATABASE_DIRECT_URL: optional(z.string().regex(/^postgres(ql)?:\/\//i, "must be a postgresql:// URL")),
+    // PostgreSQL only: connections each app instance may open (see README "Deploying").
+    DATABASE_POOL_MAX: optional(z.coerce.number().int().min(1).max(100)).default(5),
     CRON_SECRET: optional(z.string().min(1)),
     // How long a PENDING task may go unheard before a reader asks the gateway.
     POLL_STALE_MS: optional(z.coerce.number().int().min(1000).max(600_000)).default(4000),
@@ -52,6 +57,7 @@ const schema = z
       WEBHOOK_SECRET: raw.WEBHOOK_SECRET ?? DEV_WEBHOOK_SECRET,
       CRON_SECRET: raw.CRON_SECRET ?? (devDefaultsAllowed ? DEV_CRON_SECRET : undefined),
       DATABASE_URL: resolveDatabaseUrl(raw.DATABASE_URL),
+      DATABASE_DIRECT_URL: raw.DATABASE_DIRECT_URL ?? (/^postgres/i.test(raw.DATABASE_URL) ? raw.DATABASE_URL : undefined),
       gatewayIsLocal,
     };
   });

@@ -1,3 +1,3 @@
 import { runApp } from "./run-app";
 
-runApp(["dev", ...process.argv.slice(2)]);
+void runApp(["dev", ...process.argv.slice(2)]);

@@ -1,18 +1,18 @@
 // What `npm run dev` and `npm start` share: migrate the database, then run the
 // app beside the gateway simulator (unless GATEWAY_BASE_URL points elsewhere),
 // and stop both together.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import "../lib/load-env-files";
 import { env } from "../lib/env";
-import { ensureDatabaseDirectory } from "../lib/database-file";
+import { migrateDatabase } from "./migrate";
 
-export function runApp(nextArgs: string[]): void {
-  ensureDatabaseDirectory(env.DATABASE_URL);
-  const migrate = spawnSync(bin("prisma"), ["migrate", "deploy"], { stdio: "inherit" });
-  if (migrate.status !== 0) {
-    console.error(`[framehook] database migration failed${migrate.error ? `: ${migrate.error.message}` : ""}`);
-    process.exit(migrate.status ?? 1);
+export async function runApp(nextArgs: string[]): Promise<void> {
+  try {
+    await migrateDatabase({ databaseUrl: env.DATABASE_URL, directUrl: env.DATABASE_DIRECT_URL });
+  } catch (error) {
+    console.error(`[framehook] database migration failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
   }
 
   const children: ChildProcess[] = [];

@@ -1,4 +1,4 @@
 import "./production-env";
 import { runApp } from "./run-app";
 
-runApp(["start", ...process.argv.slice(2)]);
+void runApp(["start", ...process.argv.slice(2)]);

@@ -5,6 +5,7 @@ import "server-only";
 import type { Client, Config } from "@libsql/client";
 import { PrismaLibSQL } from "@prisma/adapter-libsql";
 import { PrismaClient } from "@/lib/generated/prisma/client";
+import { explainProviderMismatch } from "./provider-mismatch";
 import { SqliteConnection } from "./sqlite-connection";
 
 /** The libSQL adapter over SqliteConnection for `file:` URLs (a server's URL keeps @libsql/client's own client). */
@@ -15,7 +16,7 @@ class LockSafeLibSQL extends PrismaLibSQL {
 }
 
 export function createSqliteClient({ url, authToken, lockWaitMs }: { url: string; authToken?: string; lockWaitMs: number }) {
-  const client = new PrismaClient({ adapter: new LockSafeLibSQL({ url, authToken }) });
+  const client = explainProviderMismatch(() => new PrismaClient({ adapter: new LockSafeLibSQL({ url, authToken }) }), url);
   if (!url.startsWith("file:")) return client.$extends({});
 
   // WAL lets readers run beside the one writer. Another writer's lock is

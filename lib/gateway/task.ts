@@ -28,7 +28,8 @@ const urlList = z.preprocess(
 
 /** The task as GET /api/generate/{taskId} returns it: state, resultUrls, creditsConsumed are named by the spec. */
 export const taskSchema = z.looseObject({
-  taskId: z.string().min(1).max(200),
+  // No NUL: PostgreSQL's text cannot hold one, and no real task id has one.
+  taskId: z.string().min(1).max(200).regex(/^[^\u0000]+$/),
   state: stateSchema,
   // Only taskId and state must parse: an odd value elsewhere is dropped, so it
   // can never keep a task from reaching its terminal state.
@@ -45,11 +46,14 @@ export function toTaskSnapshot(task: z.infer<typeof taskSchema>): TaskSnapshot {
     state,
     resultUrls: (resultUrls ?? []).filter(isHttpUrl),
     creditsConsumed: creditsConsumed ?? null,
-    failCode: failCode == null ? null : String(failCode),
-    failMessage: failMsg ?? null,
+    failCode: failCode == null ? null : withoutNul(String(failCode)),
+    failMessage: failMsg == null ? null : withoutNul(failMsg),
     metadata: rest,
   };
 }
+
+/** PostgreSQL's text cannot store U+0000: a gateway's message is kept without it. */
+const withoutNul = (text: string) => text.replaceAll("\u0000", "");
 
 export function isHttpUrl(value: string): boolean {
   try {

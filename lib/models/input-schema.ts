@@ -11,7 +11,12 @@ const httpUrl = z
 function fieldSchema(field: FieldSpec): z.ZodType {
   switch (field.type) {
     case "text":
-      return z.string().trim().max(field.maxLength, `At most ${field.maxLength} characters`);
+      // PostgreSQL's text cannot store U+0000; no prompt needs it.
+      return z
+        .string()
+        .trim()
+        .max(field.maxLength, `At most ${field.maxLength} characters`)
+        .refine((s) => !s.includes("\u0000"), "Contains a NUL character");
     case "integer":
       return z.coerce
         .number({ message: "Enter a whole number" })

@@ -7,4 +7,4 @@ import { runApp } from "../../scripts/run-app";
 const file = env.DATABASE_URL.replace(/^file:/, "");
 for (const suffix of ["", "-wal", "-shm", "-journal"]) fs.rmSync(`${file}${suffix}`, { force: true });
 
-runApp(["start", "-p", process.env.PORT ?? "3100", "-H", "127.0.0.1"]);
+void runApp(["start", "-p", process.env.PORT ?? "3100", "-H", "127.0.0.1"]);

@@ -5,7 +5,7 @@ import { afterAll, expect, test } from "vitest";
 import { startApp, waitFor } from "../support/app";
 import { submitPrompt } from "../support/generations";
 import { uniqueMarker } from "../support/simulator-control";
-import { lockDatabase, useFreshDatabase } from "./support/database";
+import { lockDatabaseWrites, useFreshDatabase } from "./support/database";
 import { startFaultProxy } from "./support/fault-proxy";
 import { expectNothingLost } from "./support/invariants";
 import { warmUpApp } from "./support/warm-up";
@@ -82,7 +82,7 @@ test("answered too slowly (the gateway times out and retries while the first del
 
 test.each([1, 2, 3])("round %i: database locked 1.5 s while callbacks and a submit arrive: nothing lost, nothing charged twice", async () => {
   const { marker, ids } = await submitMany("locked", 4);
-  const lock = await lockDatabase(db.url);
+  const lock = await lockDatabaseWrites(db.url);
   let during: Awaited<ReturnType<typeof submitPrompt>>;
   try {
     const started = Date.now();
@@ -114,7 +114,7 @@ test.each([1, 2, 3])("round %i: database locked 1.5 s while callbacks and a subm
 // the gateway's side, 400 ms here, while the app waits; its retry is a duplicate.)
 test("a lock shorter than the wait is waited out: the submit is 201 and no callback is answered with an error", async () => {
   const { marker, ids } = await submitMany("waited", 2);
-  const lock = await lockDatabase(db.url);
+  const lock = await lockDatabaseWrites(db.url);
   let answered: Awaited<ReturnType<typeof submitPrompt>>;
   try {
     const during = submitPrompt(app, `reed waited ${marker}`);
@@ -136,7 +136,7 @@ test("database locked past the wait: no callback is acknowledged before the writ
   const marker = uniqueMarker("busy");
   await app.simulator.scenario({ match: marker, pendingMs: 300, callback: { retries: 6, backoffMs: 1_000 } });
   const { body } = await submitPrompt(app, `reed busy ${marker}`);
-  const lock = await lockDatabase(db.url);
+  const lock = await lockDatabaseWrites(db.url);
   try {
     await new Promise((resolve) => setTimeout(resolve, 6_500));
   } finally {

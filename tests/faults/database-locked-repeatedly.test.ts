@@ -6,8 +6,9 @@ import { createClient } from "@libsql/client";
 import { afterAll, expect, test } from "vitest";
 import { startApp, waitFor } from "../support/app";
 import { submitPrompt } from "../support/generations";
+import { testEngine } from "../support/test-database";
 import { uniqueMarker } from "../support/simulator-control";
-import { canLockAtOnce, lockDatabase, useFreshDatabase, type DatabaseLock } from "./support/database";
+import { canLockAtOnce, lockDatabaseWrites, useFreshDatabase, type DatabaseLock } from "./support/database";
 import { expectNothingLost } from "./support/invariants";
 import { warmUpApp } from "./support/warm-up";
 
@@ -43,7 +44,9 @@ function seededRandom(seed: number) {
 }
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-test(`${ROUNDS} locks from another connection, shorter and longer than the wait, while callbacks and submits arrive: the app never keeps the lock, nothing lost or charged twice`, async () => {
+// The fault is SQLite's (its driver's statements refused by a lock); on
+// PostgreSQL, locks from another connection are covered by callbacks-refused.
+test.skipIf(testEngine() === "postgres")(`${ROUNDS} locks from another connection, shorter and longer than the wait, while callbacks and submits arrive: the app never keeps the lock, nothing lost or charged twice`, async () => {
   const random = seededRandom(19);
   const marker = uniqueMarker("locks");
   await app.simulator.scenario({ match: marker, pendingMs: 150 });
@@ -52,7 +55,7 @@ test(`${ROUNDS} locks from another connection, shorter and longer than the wait,
   try {
     for (let round = 0; round < ROUNDS; round++) {
       // Taken within 2 s, or the app kept the lock after its last statement.
-      lock = await lockDatabase(db.url);
+      lock = await lockDatabaseWrites(db.url);
       const length = LOCK_WAIT_MS * (0.2 + 1.8 * random()); // 60–600 ms: waited out, or not
       const arrival = length * random();
       submits.push(sleep(arrival).then(() => submitPrompt(app, `reed ${round} ${marker}`)));

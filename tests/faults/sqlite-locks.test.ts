@@ -10,7 +10,7 @@ import path from "node:path";
 import { createClient } from "@libsql/client";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createSqliteClient } from "@/lib/database/sqlite";
-import { canLockAtOnce, lockDatabase } from "./support/database";
+import { canLockAtOnce, lockDatabaseWrites } from "./support/database";
 
 const LOCK_WAIT_MS = 3_000;
 const HOLD_MS = 300;
@@ -43,7 +43,7 @@ function freshDatabase() {
 
 /** Runs `operation` (started at once) while another connection holds the lock for HOLD_MS. */
 async function duringLock<T>(url: string, operation: () => Promise<T>): Promise<T> {
-  const lock = await lockDatabase(url);
+  const lock = await lockDatabaseWrites(url);
   try {
     // Prisma's queries are lazy: `then` starts this one now, during the lock.
     const pending = operation().then((value) => value);

@@ -1,34 +1,35 @@
-// Integration tests run against real parts: a fresh SQLite file migrated with
-// the committed migrations here, and (tests/support/app.ts) a gateway
-// simulator process of each test file's own, so that files running in
-// parallel never share a ledger or a scenario book.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+// Integration tests run against real parts: a fresh database migrated with
+// the committed migrations here (SQLite, or PostgreSQL with
+// TEST_DATABASE=postgres: tests/support/test-database.ts), and
+// (tests/support/app.ts) a gateway simulator process of each test file's own,
+// so that files running in parallel never share a ledger or a scenario book.
+import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { startTestDatabase } from "./test-database";
 
 let dir: string | undefined;
+let stopDatabase: (() => Promise<void>) | undefined;
 
 export async function setup() {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-test-"));
-  const databaseUrl = `file:${path.join(dir, "test.db")}`;
-  const migrate = spawnSync("node_modules/.bin/prisma", ["migrate", "deploy"], {
-    env: { ...process.env, DATABASE_URL: databaseUrl },
-    encoding: "utf8",
-  });
-  if (migrate.status !== 0) throw new Error(`prisma migrate deploy failed:\n${migrate.stdout}\n${migrate.stderr}`);
+  const database = await startTestDatabase(dir);
+  stopDatabase = database.stop;
 
   Object.assign(process.env, {
     NODE_ENV: "test",
-    DATABASE_URL: databaseUrl,
+    DATABASE_URL: database.url,
     GATEWAY_TIMEOUT_MS: "2000",
     SUBMIT_RATE_LIMIT: "0",
     POLL_STALE_MS: "1000",
     FRAMEHOOK_TEST_DIR: dir,
+    ...database.env,
   });
 }
 
 export async function teardown() {
+  await stopDatabase?.();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 }
 

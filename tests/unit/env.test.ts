@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+import { databaseEngine } from "@/lib/database/engine";
 import { parseEnv } from "@/lib/env";
 
 const remote = { GATEWAY_BASE_URL: "https://gateway.example.com", GATEWAY_API_KEY: "key", WEBHOOK_SECRET: "a-secret-of-some-length" };
@@ -18,7 +19,9 @@ describe("parseEnv", () => {
     ["a short webhook secret", { ...remote, WEBHOOK_SECRET: "short" }, "WEBHOOK_SECRET: must be at least 16 characters"],
     ["a gateway URL that is not http(s)", { GATEWAY_BASE_URL: "ftp://gateway.example.com" }, "GATEWAY_BASE_URL"],
     ["a poll interval that is not a number", { POLL_STALE_MS: "soon" }, "POLL_STALE_MS"],
-    ["a database URL of another kind", { DATABASE_URL: "postgres://db" }, "DATABASE_URL"],
+    ["a database URL of another kind", { DATABASE_URL: "mysql://db" }, "DATABASE_URL"],
+    ["a direct URL that is not PostgreSQL", { DATABASE_URL: "postgresql://db/app", DATABASE_DIRECT_URL: "file:./x.db" }, "DATABASE_DIRECT_URL"],
+    ["a pool of no connections", { DATABASE_URL: "postgresql://db/app", DATABASE_POOL_MAX: "0" }, "DATABASE_POOL_MAX"],
   ])("refuses %s, naming the variable", (_name, source, message) => {
     expect(() => parseEnv(source as Record<string, string | undefined>)).toThrow(message);
   });
@@ -33,5 +36,23 @@ describe("parseEnv", () => {
   test("a libSQL server URL is kept as it is; a file path is resolved against the project root", () => {
     expect(parseEnv({ DATABASE_URL: "libsql://db.example.turso.io" }).DATABASE_URL).toBe("libsql://db.example.turso.io");
     expect(parseEnv({ DATABASE_URL: "file:./other.db" }).DATABASE_URL).toBe(`file:${process.cwd()}/other.db`);
+  });
+
+  test.each(["postgres://u:p@db.example.com/app", "postgresql://u:p@db.example.com:5432/app?sslmode=require"])(
+    "a PostgreSQL URL (%s) is kept as it is, and is its own direct URL unless one is given",
+    (url) => {
+      expect(parseEnv({ DATABASE_URL: url })).toMatchObject({ DATABASE_URL: url, DATABASE_DIRECT_URL: url, DATABASE_POOL_MAX: 5 });
+      const direct = "postgresql://u:p@direct.example.com/app";
+      expect(parseEnv({ DATABASE_URL: url, DATABASE_DIRECT_URL: direct }).DATABASE_DIRECT_URL).toBe(direct);
+    },
+  );
+
+  test.each([
+    ["file:./data/x.db", "sqlite"],
+    ["libsql://db.example.turso.io", "sqlite"],
+    ["postgres://db/app", "postgres"],
+    ["postgresql://db/app", "postgres"],
+  ] as const)("%s is served by the %s engine", (url, engine) => {
+    expect(databaseEngine(url)).toBe(engine);
   });
 });

@@ -1,35 +1,61 @@
-// A database of the fault suite's own: each file migrates a fresh SQLite file
-// and points DATABASE_URL at it before any of the app's modules load, so that
-// killing instances, locking the file or running the cron here never touches
-// the rows other suites assert on.
+// A database of the fault suite's own: each file gets a fresh migrated
+// database (a SQLite file, or with TEST_DATABASE=postgres a copy of the
+// migrated template on the harness's server) and points DATABASE_URL at it
+// before any of the app's modules load, so that killing instances, locking
+// the database or running the cron here never touches the rows other suites
+// assert on.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createClient } from "@libsql/client";
+import pg from "pg";
+import { databaseEngine } from "@/lib/database/engine";
+import { createTestDatabase, testEngine } from "../../support/test-database";
 
-export function useFreshDatabase(label: string): { url: string; file: string } {
+export function useFreshDatabase(label: string): { url: string } {
+  const url = testEngine() === "postgres" ? createTestDatabase(label) : freshSqliteFile(label);
+  process.env.DATABASE_URL = url;
+  return { url };
+}
+
+function freshSqliteFile(label: string): string {
   const dir = fs.mkdtempSync(path.join(process.env.FRAMEHOOK_TEST_DIR ?? os.tmpdir(), `faults-${label}-`));
-  const file = path.join(dir, "faults.db");
-  const url = `file:${file}`;
+  const url = `file:${path.join(dir, "faults.db")}`;
   const migrate = spawnSync("node_modules/.bin/prisma", ["migrate", "deploy"], {
     env: { ...process.env, DATABASE_URL: url },
     encoding: "utf8",
   });
   if (migrate.status !== 0) throw new Error(`prisma migrate deploy failed:\n${migrate.stdout}\n${migrate.stderr}`);
-  process.env.DATABASE_URL = url;
-  return { url, file };
+  return url;
 }
 
 export type DatabaseLock = { release(): Promise<void> };
 
 /**
- * Takes SQLite's write lock from another connection (`BEGIN IMMEDIATE`), as a
- * backup, a migration or a second instance would. The app may hold the lock
- * for one statement or transaction at a time, so this tries again for up to
- * `withinMs`; failing that, the app kept the lock. Release it in `finally`.
+ * Holds the database's write lock from another connection, as a migration, a
+ * backup or a second instance would: SQLite's BEGIN IMMEDIATE, or on
+ * PostgreSQL an EXCLUSIVE lock on the tables a callback or submit writes.
+ * The app may hold the lock for one statement or transaction at a time, so
+ * this tries again for up to `withinMs`; failing that, the app kept the lock.
+ * Release it in `finally` (release is idempotent).
  */
-export async function lockDatabase(url: string, { withinMs = 2_000 } = {}): Promise<DatabaseLock> {
+export async function lockDatabaseWrites(url: string, { withinMs = 2_000 } = {}): Promise<DatabaseLock> {
+  if (databaseEngine(url) === "postgres") {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(`SET lock_timeout = ${Math.max(1, withinMs)}`);
+      await client.query(`BEGIN; LOCK TABLE "Generation", "Delivery" IN EXCLUSIVE MODE`);
+    } catch (error) {
+      await client.end();
+      throw error;
+    }
+    return once(async () => {
+      await client.query("ROLLBACK");
+      await client.end();
+    });
+  }
+  const { createClient } = await import("@libsql/client");
   const deadline = Date.now() + withinMs;
   for (;;) {
     // A fresh connection per try: with this driver a connection whose
@@ -45,24 +71,48 @@ export async function lockDatabase(url: string, { withinMs = 2_000 } = {}): Prom
       await new Promise((resolve) => setTimeout(resolve, 5));
       continue;
     }
-    let released = false;
-    return {
-      async release() {
-        if (released) return;
-        released = true;
-        try {
-          await client.execute("ROLLBACK");
-        } finally {
-          client.close();
-        }
-      },
-    };
+    return once(async () => {
+      try {
+        await client.execute("ROLLBACK");
+      } finally {
+        client.close();
+      }
+    });
   }
+}
+
+function once(release: () => Promise<void>): DatabaseLock {
+  let released = false;
+  return {
+    async release() {
+      if (released) return;
+      released = true;
+      await release();
+    },
+  };
 }
 
 /** True if another connection can take the write lock right now, without waiting. */
 export async function canLockAtOnce(url: string): Promise<boolean> {
-  const lock = await lockDatabase(url, { withinMs: 0 }).catch(() => undefined);
+  const lock = await lockDatabaseWrites(url, { withinMs: 0 }).catch(() => undefined);
   await lock?.release();
   return lock !== undefined;
+}
+
+/** Everything the database stores, as text, to search for what must never be stored (secrets). */
+export async function storedText(url: string): Promise<string> {
+  if (testEngine() === "postgres") {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ name: string }>(`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'`);
+      const tables = rows.map((row) => row.name);
+      const parts = await Promise.all(tables.map((t) => client.query(`SELECT coalesce(string_agg(x::text, E'\\n'), '') AS text FROM "${t}" x`)));
+      return parts.map((p) => p.rows[0].text as string).join("\n");
+    } finally {
+      await client.end();
+    }
+  }
+  const file = url.slice("file:".length);
+  return [file, `${file}-wal`].map((part) => (fs.existsSync(part) ? fs.readFileSync(part).toString("latin1") : "")).join("\n");
 }

@@ -1,0 +1,16 @@
+// One set of models for both engines: prisma/models.prisma is copied into the
+// engine's schema folder (prisma/<engine>/models.prisma, not committed) so that
+// the folder is a complete multi-file schema for the CLI.
+import fs from "node:fs";
+import path from "node:path";
+
+export const MODELS_FILE = "prisma/models.prisma";
+
+const BANNER = "// Generated copy of prisma/models.prisma: edit that file, not this one.\n";
+
+export function placeSharedModels(folder: string, root = process.cwd()): string {
+  const target = path.join(root, folder, "models.prisma");
+  const content = BANNER + fs.readFileSync(path.join(root, MODELS_FILE), "utf8");
+  if (!fs.existsSync(target) || fs.readFileSync(target, "utf8") !== content) fs.writeFileSync(target, content);
+  return target;
+}

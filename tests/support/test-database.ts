@@ -1,0 +1,64 @@
+// The database the tests run against: a fresh SQLite file by default, or with
+// TEST_DATABASE=postgres a throwaway PostgreSQL server this harness starts
+// itself (system binaries, fsync off) and stops at the end. Both are migrated
+// with the committed migrations, the way `npm run db:migrate` does it.
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import pg from "pg";
+import { migrateDatabase } from "../../scripts/migrate";
+import { freePort } from "../../scripts/free-port";
+import { findPostgresBin, startLocalPostgres, type LocalPostgres } from "../../scripts/local-postgres";
+import { ensurePrismaClientFor } from "../../scripts/prisma-client";
+
+export type TestEngine = "sqlite" | "postgres";
+
+export const testEngine = (): TestEngine => (process.env.TEST_DATABASE === "postgres" ? "postgres" : "sqlite");
+
+/** A migrated PostgreSQL database every test database is copied from (CREATE DATABASE … TEMPLATE: milliseconds). */
+const TEMPLATE = "framehook_template";
+
+/**
+ * Starts what the engine needs under dir and returns the URL of a migrated
+ * database, plus the environment that lets createTestDatabase() copy it.
+ */
+export async function startTestDatabase(dir: string): Promise<{ url: string; env: Record<string, string>; stop(): Promise<void> }> {
+  if (testEngine() === "sqlite") {
+    const url = `file:${path.join(dir, "test.db")}`;
+    ensurePrismaClientFor(url);
+    await migrateDatabase({ databaseUrl: url, quiet: true });
+    return { url, env: {}, stop: async () => {} };
+  }
+  const server: LocalPostgres = await startLocalPostgres({ dataDir: path.join(dir, "postgres"), port: await freePort(), throwaway: true });
+  try {
+    ensurePrismaClientFor(server.url(TEMPLATE));
+    await admin(server.url("postgres"), `CREATE DATABASE "${TEMPLATE}"`);
+    // As README "Deploying" recommends for the app's role: a write waits out
+    // another session's lock for 5 s (as lib/database/sqlite.ts does), then fails.
+    await admin(server.url("postgres"), `ALTER ROLE postgres SET lock_timeout = '5s'`);
+    await migrateDatabase({ databaseUrl: server.url(TEMPLATE), quiet: true });
+    const env = { FRAMEHOOK_TEST_POSTGRES_PORT: String(server.port) };
+    return { url: createTestDatabase("main", env), env, stop: server.stop };
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+}
+
+/** A fresh migrated database of its own (PostgreSQL: a copy of the template), synchronously, for module top levels. */
+export function createTestDatabase(label: string, env: Record<string, string | undefined> = process.env): string {
+  const port = env.FRAMEHOOK_TEST_POSTGRES_PORT;
+  if (!port) throw new Error("createTestDatabase needs the PostgreSQL server of tests/support/global-setup.ts (TEST_DATABASE=postgres)");
+  const name = `test_${label.replace(/\W/g, "_")}_${process.pid}_${Date.now().toString(36)}`;
+  execFileSync(path.join(findPostgresBin()!, "createdb"), ["-h", "127.0.0.1", "-p", port, "-U", "postgres", "-T", TEMPLATE, name]);
+  return `postgresql://postgres@127.0.0.1:${port}/${name}`;
+}
+
+async function admin(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
