@@ -11,9 +11,11 @@ import { expectNothingLost } from "./support/invariants";
 import { warmUpApp } from "./support/warm-up";
 
 const db = useFreshDatabase("callbacks");
-/** Per callback token: how many deliveries to fail with 503, or to hold past the gateway's timeout. */
+/** Per generation: how many deliveries to fail with 503. */
 const failFirst = new Map<string, number>();
-const holdFirst = new Map<string, number>();
+/** Generations whose first delivery is held until the gateway's retry has been answered. */
+const holdFirst = new Set<string>();
+const releaseHeld = new Map<string, () => void>();
 const proxy = await startFaultProxy(({ path }) => {
   const token = new URL(path, "http://x").searchParams.get("token") ?? "";
   const id = token.slice(0, token.lastIndexOf("."));
@@ -22,12 +24,13 @@ const proxy = await startFaultProxy(({ path }) => {
     failFirst.set(id, fails - 1);
     return { fail: 503 };
   }
-  const holds = holdFirst.get(id) ?? 0;
-  if (holds > 0) {
-    holdFirst.set(id, holds - 1);
-    return { delayMs: 700 };
+  if (holdFirst.delete(id)) {
+    // Held past the gateway's timeout for certain: until its retry landed.
+    return { hold: new Promise<void>((resolve) => releaseHeld.set(id, resolve)) };
   }
-  return {};
+  const release = releaseHeld.get(id);
+  releaseHeld.delete(id);
+  return { onAnswered: release };
 });
 const app = await startApp({
   env: { PUBLIC_BASE_URL: proxy.url },
@@ -43,10 +46,11 @@ afterAll(async () => {
 });
 
 /** Submits `count` tasks whose callbacks the simulator delivers; `before` runs on each id first. */
-async function submitMany(label: string, count: number, before: (id: string) => void = () => {}) {
+async function submitMany(label: string, count: number, before: (id: string) => void = () => {}, callback?: { timeoutMs: number }) {
   const marker = uniqueMarker(label);
-  // Pending long enough to arm the proxy for each generation before its callback.
-  await app.simulator.scenario({ match: marker, pendingMs: 500 });
+  // Pending long enough to arm the proxy for each generation before its
+  // callback, even when a loaded machine makes the submits slow.
+  await app.simulator.scenario({ match: marker, pendingMs: 2_000, callback });
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     const { status, body } = await submitPrompt(app, `reed ${i} ${marker}`);
@@ -60,7 +64,8 @@ const allDone = (ids: string[]) =>
   waitFor(async () => (await prisma.generation.count({ where: { id: { in: ids }, state: "SUCCESS" } })) === ids.length, 20_000);
 
 test.each([1, 2, 3])("answered 503 %i times, then accepted on the gateway's retry: one transition, one charge", async (failures) => {
-  const { marker, ids } = await submitMany(`5xx-${failures}`, 3, (id) => failFirst.set(id, failures));
+  // A timeout far above any answer's time: the attempts are exactly the 503s and the 200.
+  const { marker, ids } = await submitMany(`5xx-${failures}`, 3, (id) => failFirst.set(id, failures), { timeoutMs: 10_000 });
   await allDone(ids);
   await expectNothingLost({ prisma, simulator: app.simulator, marker, ids });
   const attempts = await app.simulator.callbacks(marker);
@@ -70,10 +75,11 @@ test.each([1, 2, 3])("answered 503 %i times, then accepted on the gateway's retr
 });
 
 test("answered too slowly (the gateway times out and retries while the first delivery lands): one transition", async () => {
-  const { marker, ids } = await submitMany("slow", 3, (id) => holdFirst.set(id, 1));
+  const { marker, ids } = await submitMany("slow", 3, (id) => holdFirst.add(id), { timeoutMs: 3_000 });
   await allDone(ids);
-  // Let the held first deliveries land after the retries did.
-  await new Promise((resolve) => setTimeout(resolve, 800));
+  // The held first deliveries land once the retries did.
+  const duplicates = () => prisma.delivery.count({ where: { generationId: { in: ids }, outcome: "DUPLICATE" } });
+  await waitFor(async () => (await duplicates()) === 3, 15_000);
   await expectNothingLost({ prisma, simulator: app.simulator, marker, ids });
   const outcomes = await prisma.delivery.groupBy({ by: ["outcome"], where: { generationId: { in: ids } }, _count: true });
   expect(Object.fromEntries(outcomes.map((o) => [o.outcome, o._count]))).toEqual({ APPLIED: 3, DUPLICATE: 3 });
