@@ -34,6 +34,8 @@ const startInstance = async () => {
 afterAll(async () => {
   for (const instance of instances) await instance.kill();
   simulator.child.kill("SIGTERM");
+  // A simulator busy with callbacks may not stop at once: never leave one behind.
+  setTimeout(() => simulator.child.exitCode === null && simulator.child.kill("SIGKILL"), 2000).unref();
 });
 
 afterEach(async () => {
