@@ -1,14 +1,16 @@
 // One generation, everything about it: the result, every field, the inputs it
 // was made from, how it got here (timeline), and the raw JSON for QA.
+import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { Elapsed } from "@/app/_components/elapsed";
 import { formatCredits, formatElapsed, formatTimestamp } from "@/app/_components/format";
-import { StateBadge } from "@/app/_components/state-badge";
+import { STATE_LABELS, StateBadge } from "@/app/_components/state-badge";
 import { isTerminal } from "@/lib/generations/generation";
 import { getGenerationFresh } from "@/lib/generations/list-fresh";
-import { listDeliveries } from "@/lib/generations/queries";
+import { getGeneration, listDeliveries } from "@/lib/generations/queries";
 import { findModel, KIND_LABELS } from "@/lib/models/catalog";
+import { pageMetadata, truncateTitle } from "@/lib/page-metadata";
 import { RefreshWhilePending } from "./_components/refresh-while-pending";
 import { Result } from "./_components/result";
 import { Timeline } from "./_components/timeline";
@@ -16,6 +18,19 @@ import { Timeline } from "./_components/timeline";
 export const dynamic = "force-dynamic";
 
 const card = "rounded-2xl bg-white p-4 shadow-sm ring-1 ring-zinc-200 sm:p-6 dark:bg-zinc-900 dark:ring-zinc-800";
+
+type Params = { params: Promise<{ id: string }> };
+
+/** The tab and the link preview name the video by its prompt. A plain read: the page itself polls a stale task. */
+export async function generateMetadata({ params }: Params): Promise<Metadata> {
+  const generation = await getGeneration({ id: (await params).id });
+  if (!generation) return { title: "Generation not found" };
+  const model = findModel(generation.model);
+  return pageMetadata({
+    title: truncateTitle(generation.prompt),
+    description: `${STATE_LABELS[generation.state]} · ${model ? `${model.label} · ${KIND_LABELS[model.kind]}` : generation.model}`,
+  });
+}
 
 export default async function GenerationPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
@@ -79,7 +94,17 @@ export default async function GenerationPage({ params }: { params: Promise<{ id:
                 }
               />
               <Row term="Error" value={generation.error ? <code className="break-all">{generation.error.code}</code> : "—"} />
-              <Row term="Callbacks" value={generation.callbackEnabled ? "enabled" : "disabled: followed by polling"} />
+              <Row term="Callbacks" value={describeCallbacks(generation)} />
+              {generation.notFoundSince ? (
+                <Row
+                  term="Gateway"
+                  value={
+                    generation.lost
+                      ? "lost: the gateway has not known this task for hours; still checked now and then, and a late result still appears here"
+                      : "the gateway does not know this task (yet); checked again on a long backoff"
+                  }
+                />
+              ) : null}
               <Row term="Overdue" value={generation.overdue ? "yes: taking far longer than usual" : "no"} />
               <Row term="Created" value={<Timestamp iso={generation.createdAt} />} />
               <Row term="Updated" value={<Timestamp iso={generation.updatedAt} />} />
@@ -123,6 +148,14 @@ export default async function GenerationPage({ params }: { params: Promise<{ id:
       </details>
     </main>
   );
+}
+
+/** What callbacks will really do for this generation. */
+function describeCallbacks(generation: { callbackEnabled: boolean; taskId: string | null }): string {
+  if (generation.callbackEnabled) return "enabled";
+  return generation.taskId
+    ? "disabled: followed by polling"
+    : "disabled: a task the gateway may have started cannot be followed here";
 }
 
 function Row({ term, value }: { term: string; value: React.ReactNode }) {
