@@ -15,7 +15,7 @@ class LockSafeLibSQL extends PrismaLibSQL {
   }
 }
 
-export function createSqliteClient({ url, authToken, lockWaitMs }: { url: string; authToken?: string; lockWaitMs: number }) {
+export function createSqliteClient({ url, authToken, lockWaitMs = 5_000 }: { url: string; authToken?: string; lockWaitMs?: number }) {
   const client = explainProviderMismatch(() => new PrismaClient({ adapter: new LockSafeLibSQL({ url, authToken }) }), url);
   if (!url.startsWith("file:")) return client.$extends({});
 
