@@ -28,6 +28,8 @@ const schema = z
       z.string().regex(/^(file:|libsql:|https?:|wss?:|postgres(ql)?:\/\/)/i, "must be a file: path, a libSQL URL or a postgresql:// URL"),
     ).default("file:./data/framehook.db"),
     DATABASE_AUTH_TOKEN: optional(z.string().min(1)),
+    // SQLite: how long a query waits out another connection's write lock (a backup, a migration) before failing.
+    DATABASE_LOCK_WAIT_MS: optional(z.coerce.number().int().min(0).max(60_000)).default(5000),
     // PostgreSQL only: a direct (unpooled) URL for what needs a session of its
     // own: migrations (advisory lock) and LISTEN. Defaults to DATABASE_URL.
     DATABASE_DIRECT_URL: optional(z.string().regex(/^postgres(ql)?:\/\//i, "must be a postgresql:// URL")),
