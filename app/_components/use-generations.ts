@@ -50,9 +50,12 @@ export function matchesFilters(generation: Generation, filters: GenerationFilter
 /** `initial` is the server-rendered first page, shown while `filters` are the ones it was rendered for. */
 export function useGenerations(filters: GenerationFilters, initial: { filters: GenerationFilters; page: GenerationPage }) {
   const sameAsInitial = filters.state === initial.filters.state && filters.model === initial.filters.model;
+  // While events flow, a read need not wait for the server to ask the gateway: the answer comes as an event.
+  const liveRef = useRef(false);
+  const fetchPage = useCallback((url: string) => fetchJson<GenerationPage>(liveRef.current ? `${url}&refresh=background` : url), []);
   const swr = useSWRInfinite<GenerationPage>(
     (_index, previous: GenerationPage | null) => (previous && !previous.nextCursor ? null : generationsUrl(filters, previous?.nextCursor)),
-    fetchJson,
+    fetchPage,
     { fallbackData: sameAsInitial ? [initial.page] : undefined, keepPreviousData: true },
   );
   const { data, mutate } = swr;
@@ -64,6 +67,9 @@ export function useGenerations(filters: GenerationFilters, initial: { filters: G
       if (!initial || anyInProgress(data)) void mutate();
     },
   });
+  useEffect(() => {
+    liveRef.current = live === "live";
+  }, [live]);
   usePollWhileInProgress(swr, live);
   return { ...swr, live };
 }

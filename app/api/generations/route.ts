@@ -13,6 +13,8 @@ const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(24),
   state: z.enum(GENERATION_STATES).optional(),
   model: z.enum(MODEL_IDS).optional(),
+  // "background": a live tab; the gateway is asked about stale tasks without holding this answer.
+  refresh: z.enum(["wait", "background"]).default("wait"),
 });
 
 export const GET = withViewer(async (request, _context, viewer) => {
@@ -20,7 +22,8 @@ export const GET = withViewer(async (request, _context, viewer) => {
   if (!query.success) {
     throw new AppError("bad_request", "Invalid query.", z.flattenError(query.error).fieldErrors as Record<string, string[]>);
   }
-  return jsonWithEtag(request, await listGenerationsFresh({ ...query.data, owner: galleryScope(viewer) }));
+  const { refresh, ...filters } = query.data;
+  return jsonWithEtag(request, await listGenerationsFresh({ ...filters, owner: galleryScope(viewer) }, { wait: refresh === "wait" }));
 });
 
 export const POST = withViewer(async (request, _context, viewer) => {
