@@ -20,6 +20,8 @@ const baseURL = `http://127.0.0.1:${APP_PORT}`;
 // in what the browser receives.
 export const E2E_GATEWAY_API_KEY = "fh-e2e-gateway-key-7Qx2vLr9Tz4mWc8N";
 export const E2E_WEBHOOK_SECRET = "fh-e2e-webhook-secret-Kp3sH6dYb1Rf5Ju0";
+// `next start` is production: it refuses to start without both secrets (32+ characters).
+export const E2E_CRON_SECRET = "fh-e2e-cron-secret-Vb7nQ2xLm4Zr8Tk1Wd6";
 
 // Playwright never downloads a browser here: it drives the system Chromium.
 const SYSTEM_CHROMIUM = "/usr/bin/chromium";
@@ -81,6 +83,7 @@ export default defineConfig({
       PORT: String(APP_PORT),
       DATABASE_URL: E2E_DATABASE_URL,
       TEST_DATABASE: POSTGRES ? "postgres" : "sqlite",
+      MEDIA_LOCAL_DIR: `./data/e2e-${APP_PORT}-media`,
       GATEWAY_BASE_URL: SIMULATOR_URL,
       PUBLIC_BASE_URL: baseURL,
       POLL_STALE_MS: "2000",
@@ -90,6 +93,7 @@ export default defineConfig({
       GATEWAY_API_KEY: E2E_GATEWAY_API_KEY,
       SIMULATOR_API_KEY: E2E_GATEWAY_API_KEY,
       WEBHOOK_SECRET: E2E_WEBHOOK_SECRET,
+      CRON_SECRET: E2E_CRON_SECRET,
       // Every flow submits from 127.0.0.1; the limit has its own tests.
       SUBMIT_RATE_LIMIT: "0",
       NEXT_TELEMETRY_DISABLED: "1",

@@ -3,6 +3,7 @@
 // health checks and the cron carry their own credentials and pass through.
 import { timingSafeEqual } from "node:crypto";
 import { NextResponse, type NextRequest } from "next/server";
+import { brand } from "@/lib/brand";
 import { env } from "@/lib/env";
 
 const OPEN_PATHS = new Set(["/api/webhooks/gateway", "/api/health", "/api/ping", "/api/cron/reconcile"]);
@@ -12,7 +13,7 @@ export function proxy(request: NextRequest) {
   if (passwordMatches(request.headers.get("authorization"), env.APP_PASSWORD)) return NextResponse.next();
   return new NextResponse("Authentication required.", {
     status: 401,
-    headers: { "WWW-Authenticate": 'Basic realm="Framehook", charset="UTF-8"' },
+    headers: { "WWW-Authenticate": `Basic realm="${brand.name}", charset="UTF-8"` },
   });
 }
 
@@ -24,6 +25,8 @@ export function passwordMatches(header: string | null, password: string): boolea
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
+// The brand's public files (lib/brand.ts `assets`) skip the gate: browsers fetch
+// the manifest without credentials, and icons hold nothing private.
 export const config = {
-  matcher: ["/((?!_next/static|_next/image|favicon.ico).*)"],
+  matcher: ["/((?!_next/static|_next/image|favicon\\.ico$|apple-touch-icon\\.png$|manifest\\.webmanifest$|brand/).*)"],
 };

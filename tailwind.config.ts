@@ -1,19 +1,14 @@
-// Loaded from app/globals.css with @config. Forks restyle here: the brand
-// colour and the font stack are the two things most forks change first.
+// Loaded from app/globals.css with @config. The colours come from lib/brand.ts,
+// so a fork re-themes there; the font stack is the other thing forks change first.
 import type { Config } from "tailwindcss";
+import { brand } from "./lib/brand";
 
 export default {
   theme: {
     extend: {
       colors: {
-        brand: {
-          50: "#eef2ff",
-          100: "#e0e7ff",
-          400: "#818cf8",
-          500: "#6366f1",
-          600: "#4f46e5",
-          700: "#4338ca",
-        },
+        brand: brand.colors.brand,
+        page: { light: brand.colors.pageLight, dark: brand.colors.pageDark },
       },
       fontFamily: {
         sans: ["ui-sans-serif", "system-ui", "-apple-system", "Segoe UI", "Roboto", "sans-serif"],

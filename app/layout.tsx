@@ -1,18 +1,11 @@
-import type { Metadata, Viewport } from "next";
 import { SiteHeader } from "./_components/site-header";
+import { env } from "@/lib/env";
+import { siteMetadata, siteViewport } from "@/lib/page-metadata";
 import "./globals.css";
 
-export const metadata: Metadata = {
-  title: "Framehook",
-  description: "Type a prompt, pick a model, watch your videos arrive.",
-};
-
-export const viewport: Viewport = {
-  themeColor: [
-    { media: "(prefers-color-scheme: light)", color: "#fafafa" },
-    { media: "(prefers-color-scheme: dark)", color: "#09090b" },
-  ],
-};
+// Titles, icons, manifest and link preview: lib/brand.ts, through lib/page-metadata.ts.
+export const metadata = siteMetadata({ baseUrl: env.PUBLIC_BASE_URL });
+export const viewport = siteViewport;
 
 export default function RootLayout({ children }: { children: React.ReactNode }) {
   return (

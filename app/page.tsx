@@ -1,11 +1,15 @@
 import { Gallery } from "./_components/gallery";
 import { GenerationForm } from "./_components/generation-form";
 import type { GenerationFilters } from "./_components/use-generations";
+import { brand } from "@/lib/brand";
 import { GENERATION_STATES, type GenerationState } from "@/lib/generations/generation";
 import { listGenerations } from "@/lib/generations/queries";
 import { DEFAULT_MODEL_ID, findModel, MODELS } from "@/lib/models/catalog";
+import { pageMetadata } from "@/lib/page-metadata";
 
 export const dynamic = "force-dynamic";
+
+export const metadata = pageMetadata({ title: `${brand.name} · ${brand.tagline}`, description: brand.description, absolute: true });
 
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
@@ -14,7 +18,7 @@ export default async function HomePage({ searchParams }: { searchParams: SearchP
   const initialPage = await listGenerations({ limit: 24, ...filters });
   return (
     <main id="main" className="mx-auto grid max-w-6xl gap-8 px-4 py-6 sm:px-6 lg:grid-cols-[minmax(0,380px)_1fr]">
-      <h1 className="sr-only">Framehook</h1>
+      <h1 className="sr-only">{brand.name}</h1>
       <section aria-labelledby="new-video">
         <h2 id="new-video" className="mb-3 text-base font-semibold">
           New video

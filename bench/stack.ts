@@ -17,6 +17,8 @@ export type Stack = {
   webhookSecret: string;
   pollStaleMs: number;
   workDir: string;
+  /** The `next start` process, whose memory benchmark 6 samples. */
+  appPid: number;
   simulator: SimulatorControl;
   stop: () => Promise<void>;
 };
@@ -53,7 +55,7 @@ export async function startStack({ workDir, appPort, simulatorPort }: { workDir:
   const appUrl = `http://127.0.0.1:${appPort}`;
   const simulatorUrl = `http://127.0.0.1:${simulatorPort}`;
   const databaseUrl = `file:${path.join(workDir, "bench.db")}`;
-  const webhookSecret = "bench-webhook-secret-0123456789";
+  const webhookSecret = "bench-webhook-secret-0123456789abcdef";
   const pollStaleMs = 4000;
 
   await runProcess(path.join(BIN, "prisma"), ["migrate", "deploy"], {
@@ -82,11 +84,15 @@ export async function startStack({ workDir, appPort, simulatorPort }: { workDir:
       GATEWAY_BASE_URL: simulatorUrl,
       PUBLIC_BASE_URL: appUrl,
       WEBHOOK_SECRET: webhookSecret,
+      // Production refuses to start without a cron secret of 32+ characters.
+      CRON_SECRET: "bench-cron-secret-0123456789abcdef0123",
       POLL_STALE_MS: String(pollStaleMs),
       // The polling benchmark submits 20 tasks at once from one address.
       SUBMIT_RATE_LIMIT: "0",
       // Empty means unset (lib/env.ts): no access gate in front of the routes.
       APP_PASSWORD: "",
+      // Copied results go to the run's temp dir (benchmark 6), never to the project's data/.
+      MEDIA_LOCAL_DIR: path.join(workDir, "media"),
     },
     log: path.join(workDir, "app.log"),
   });
@@ -100,7 +106,7 @@ export async function startStack({ workDir, appPort, simulatorPort }: { workDir:
     await stop();
     throw error;
   }
-  return { appUrl, simulatorUrl, databaseUrl, webhookSecret, pollStaleMs, workDir, simulator: new SimulatorControl(simulatorUrl), stop };
+  return { appUrl, simulatorUrl, databaseUrl, webhookSecret, pollStaleMs, workDir, appPid: app.pid!, simulator: new SimulatorControl(simulatorUrl), stop };
 }
 
 async function waitUntilUp(url: string, timeoutMs: number): Promise<void> {

@@ -2,6 +2,7 @@
 // One generation in the gallery: what it is, where it stands, and its video.
 import Link from "next/link";
 import type { Generation } from "@/lib/generations/generation";
+import { playbackUrl } from "@/lib/media/media-copy";
 import { findModel } from "@/lib/models/catalog";
 import { Elapsed } from "./elapsed";
 import { formatCredits } from "./format";
@@ -13,8 +14,10 @@ const link = "rounded font-medium text-brand-700 hover:underline focus-visible:o
 /** `placeholder`: shown while the server action runs; it has no detail page yet. */
 export function GenerationCard({ generation, placeholder = false }: { generation: Generation; placeholder?: boolean }) {
   const { state, prompt } = generation;
-  const { expired, onExpired } = useResultExpiry();
-  const url = state === "SUCCESS" ? generation.resultUrls[0] : undefined;
+  // The stored copy once it exists, the gateway's link until then.
+  const url = state === "SUCCESS" ? playbackUrl(generation) : undefined;
+  const stored = url !== undefined && url !== generation.resultUrls[0];
+  const { expired, onExpired } = useResultExpiry(url);
   const inProgress = state === "PENDING" || state === "SUBMITTING";
   const model = findModel(generation.model);
   return (
@@ -24,7 +27,7 @@ export function GenerationCard({ generation, placeholder = false }: { generation
       className="flex h-full flex-col overflow-hidden rounded-2xl bg-white shadow-sm ring-1 ring-zinc-200 dark:bg-zinc-900 dark:ring-zinc-800"
     >
       {url ? (
-        <ResultVideo url={url} label={`Video: ${prompt.slice(0, 80)}`} expired={expired} onExpired={onExpired} />
+        <ResultVideo url={url} label={`Video: ${prompt.slice(0, 80)}`} expired={expired} onExpired={onExpired} stored={stored} />
       ) : (
         <NoVideo state={state} />
       )}
@@ -49,7 +52,7 @@ export function GenerationCard({ generation, placeholder = false }: { generation
             </Link>
           )}
           {url && !expired ? (
-            <a href={url} download target="_blank" rel="noopener noreferrer" className={link}>
+            <a href={url} download target={stored ? undefined : "_blank"} rel="noopener noreferrer" className={link}>
               Download<span className="sr-only"> “{prompt.slice(0, 60)}”</span>
             </a>
           ) : null}

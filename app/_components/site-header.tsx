@@ -1,6 +1,7 @@
 // The header on every page: the product name home and the credit balance, then
 // the site-wide banners.
 import Link from "next/link";
+import { brand } from "@/lib/brand";
 import { callbacksReachable } from "@/lib/generations/callback-url";
 import { GatewayBanner, PollingBanner } from "./banners";
 import { CreditsBadge } from "./credits-badge";
@@ -13,7 +14,8 @@ export function SiteHeader() {
           href="/"
           className="rounded text-xl font-bold tracking-tight focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600"
         >
-          Frame<span className="text-brand-600 dark:text-brand-400">hook</span>
+          {brand.wordmark[0]}
+          <span className="text-brand-600 dark:text-brand-400">{brand.wordmark[1]}</span>
         </Link>
         <CreditsBadge />
       </div>

@@ -5,12 +5,15 @@ import "server-only";
 import { invalidateCreditBalance } from "@/lib/credits";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
+import { startMediaCopies } from "@/lib/media/copy-jobs";
 import type { DeliveryOutcome, DeliverySource } from "@/lib/generated/prisma/client";
 import type { TaskSnapshot } from "@/lib/gateway/task";
 import { recordDelivery } from "./delivery-log";
 import { updateGenerationIf } from "./update-if";
 
 const METADATA_MAX_BYTES = 8 * 1024;
+
+const INFERRED_FAILURE = { state: "FAILURE" as const, errorCode: "task_not_found" };
 
 export type ApplyResult = { outcome: DeliveryOutcome; deliveryId: number };
 
@@ -41,7 +44,9 @@ export async function applyTaskSnapshot({
   } else {
     const succeeded = snapshot.state === "SUCCESS";
     const transitioned = await updateGenerationIf({
-      where: match,
+      // A real terminal report also replaces a FAILURE that versions before
+      // #12 inferred from 404s: that one was a guess, this is the gateway.
+      where: { id: generationId, taskId: snapshot.taskId, OR: [{ state: "PENDING" }, INFERRED_FAILURE] },
       data: {
         state: snapshot.state,
         resultUrls: JSON.stringify(succeeded ? snapshot.resultUrls : []),
@@ -58,6 +63,7 @@ export async function applyTaskSnapshot({
       outcome = "APPLIED";
       // The gateway's balance has changed: the next read asks it again.
       invalidateCreditBalance();
+      if (succeeded) startMediaCopies({ generationId }); // [media #18] copy the results into our storage (lib/media/copy-jobs.ts)
     } else {
       const current = await prisma.generation.findUnique({ where: { id: generationId }, select: { state: true } });
       outcome = current?.state === snapshot.state ? "DUPLICATE" : "LATE_IGNORED";

@@ -1,7 +1,8 @@
 // The Generation as the app's routes and pages see it, and its states.
-import type { Generation as GenerationRow, GenerationState } from "@/lib/generated/prisma/client";
+import type { Generation as GenerationRow, GenerationState, MediaCopy } from "@/lib/generated/prisma/client";
 import { env } from "@/lib/env";
 import { isHttpUrl, isRecord, safeJsonParse } from "@/lib/gateway/task";
+import { toStoredMedia, type StoredMedia } from "@/lib/media/media-copy";
 
 export type { GenerationState };
 export const GENERATION_STATES = ["SUBMITTING", "PENDING", "SUCCESS", "FAILURE", "SUBMIT_FAILED"] as const satisfies readonly GenerationState[];
@@ -16,19 +17,25 @@ export type Generation = {
   prompt: string;
   input: Record<string, unknown>;
   resultUrls: string[];
+  /** The app's own copies of the results (lib/media), by position in resultUrls. */
+  storedMedia: StoredMedia[];
   creditsConsumed: number | null;
   error: { code: string; message: string } | null;
   /** False when callbacks were disabled for this task and polling carries it. */
   callbackEnabled: boolean;
   /** PENDING far longer than usual: flagged, never silently failed. */
   overdue: boolean;
+  /** Since when the gateway has answered "no such task" (yet): a flag, never a failure. */
+  notFoundSince: string | null;
+  /** The gateway has not known the task for TASK_LOST_AFTER_MS: shown as lost, still open to a real report. */
+  lost: boolean;
   gatewayMetadata: Record<string, unknown> | null;
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
 };
 
-export function toGeneration(row: GenerationRow, now = Date.now()): Generation {
+export function toGeneration(row: GenerationRow & { mediaCopies?: MediaCopy[] }, now = Date.now()): Generation {
   const input = safeJsonParse(row.input);
   const urls = safeJsonParse(row.resultUrls);
   const metadata = row.gatewayMetadata ? safeJsonParse(row.gatewayMetadata) : null;
@@ -41,13 +48,21 @@ export function toGeneration(row: GenerationRow, now = Date.now()): Generation {
     input: isRecord(input) ? input : {},
     // Re-checked on the way out: only http(s) URLs ever reach a player or a link.
     resultUrls: Array.isArray(urls) ? urls.filter((u): u is string => typeof u === "string" && isHttpUrl(u)) : [],
+    storedMedia: (row.mediaCopies ?? []).map(toStoredMedia).sort((a, b) => a.position - b.position),
     creditsConsumed: row.creditsConsumed,
     error: row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? "" } : null,
     callbackEnabled: row.callbackEnabled,
     overdue: (row.state === "PENDING" || row.state === "SUBMITTING") && now - row.createdAt.getTime() > env.PENDING_OVERDUE_MS,
+    notFoundSince: row.state === "PENDING" ? (row.notFoundSince?.toISOString() ?? null) : null,
+    lost: row.state === "PENDING" && row.notFoundSince !== null && isLost(row.notFoundSince, now),
     gatewayMetadata: isRecord(metadata) ? metadata : null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     completedAt: row.completedAt?.toISOString() ?? null,
   };
+}
+
+/** The gateway has not known the task for TASK_LOST_AFTER_MS: shown as lost, still polled, still completable. */
+export function isLost(notFoundSince: Date, now = Date.now()): boolean {
+  return now - notFoundSince.getTime() >= env.TASK_LOST_AFTER_MS;
 }

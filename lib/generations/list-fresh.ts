@@ -2,6 +2,7 @@
 // about the listed tasks nobody has heard from lately (leased, so many readers
 // cost one call per task per interval), within a time budget.
 import "server-only";
+import { kickMediaCopies } from "@/lib/media/kick";
 import { refreshStaleGenerations } from "./refresh";
 import { getGeneration, listGenerations } from "./queries";
 
@@ -9,6 +10,7 @@ const REFRESH_BUDGET_MS = 1_500;
 
 export async function listGenerationsFresh(params: Parameters<typeof listGenerations>[0]) {
   const page = await listGenerations(params);
+  kickMediaCopies(page.items); // [media #18]
   const pending = page.items.filter((g) => g.state === "PENDING").map((g) => g.id);
   if (pending.length === 0) return page;
   return (await refreshWithinBudget(pending)) ? listGenerations(params) : page;
@@ -16,6 +18,7 @@ export async function listGenerationsFresh(params: Parameters<typeof listGenerat
 
 export async function getGenerationFresh({ id }: { id: string }) {
   const generation = await getGeneration({ id });
+  if (generation) kickMediaCopies([generation]); // [media #18]
   if (generation?.state !== "PENDING") return generation;
   return (await refreshWithinBudget([id])) ? getGeneration({ id }) : generation;
 }

@@ -25,6 +25,7 @@ export async function listGenerations({
     where,
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: limit + 1,
+    include: { mediaCopies: true },
     ...(cursor ? { cursor: { id: cursor }, skip: 1 } : {}),
   });
   const now = Date.now();
@@ -33,7 +34,7 @@ export async function listGenerations({
 }
 
 export async function getGeneration({ id }: { id: string }): Promise<Generation | null> {
-  const row = await prisma.generation.findUnique({ where: { id } });
+  const row = await prisma.generation.findUnique({ where: { id }, include: { mediaCopies: true } });
   return row ? toGeneration(row) : null;
 }
 

@@ -1,7 +1,9 @@
-// Fixtures QA extends: `gallery` (the page object) and `simulator` (the
+// Fixtures QA extends: `gallery` (the page object), `simulator` (the
 // gateway's scenario control, scoped to one test by a marker in its prompts,
-// so tests running side by side never disturb each other).
+// so tests running side by side never disturb each other) and `browserErrors`
+// (automatic: any console error, page error or 4xx/5xx fails the flow).
 import { test as base, expect, type Locator, type Page } from "@playwright/test";
+import { BrowserErrors } from "./browser-errors";
 import { SimulatorControl, uniqueMarker, type Scenario } from "../support/simulator-control";
 import { SIMULATOR_URL } from "../../playwright.config";
 
@@ -87,7 +89,18 @@ export class SimulatorFixture {
   }
 }
 
-export const test = base.extend<{ gallery: GalleryPage; simulator: SimulatorFixture }>({
+export const test = base.extend<{ gallery: GalleryPage; simulator: SimulatorFixture; browserErrors: BrowserErrors }>({
+  browserErrors: [
+    async ({ context }, use) => {
+      const errors = new BrowserErrors();
+      errors.watch(context);
+      await use(errors);
+      // Let responses and console lines already under way land before judging.
+      for (const page of context.pages()) await page.waitForLoadState("load").catch(() => undefined);
+      expect(errors.unexpected(), "console errors, page errors or failed requests this flow did not allow").toEqual([]);
+    },
+    { auto: true },
+  ],
   gallery: async ({ page }, use) => {
     await use(new GalleryPage(page));
   },

@@ -1,14 +1,17 @@
 // One generation, everything about it: the result, every field, the inputs it
 // was made from, how it got here (timeline), and the raw JSON for QA.
+import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { Elapsed } from "@/app/_components/elapsed";
 import { formatCredits, formatElapsed, formatTimestamp } from "@/app/_components/format";
-import { StateBadge } from "@/app/_components/state-badge";
+import { STATE_LABELS, StateBadge } from "@/app/_components/state-badge";
 import { isTerminal } from "@/lib/generations/generation";
 import { getGenerationFresh } from "@/lib/generations/list-fresh";
-import { listDeliveries } from "@/lib/generations/queries";
+import { getGeneration, listDeliveries } from "@/lib/generations/queries";
+import { isCopying } from "@/lib/media/media-copy";
 import { findModel, KIND_LABELS } from "@/lib/models/catalog";
+import { pageMetadata, truncateTitle } from "@/lib/page-metadata";
 import { RefreshWhilePending } from "./_components/refresh-while-pending";
 import { Result } from "./_components/result";
 import { Timeline } from "./_components/timeline";
@@ -17,6 +20,19 @@ export const dynamic = "force-dynamic";
 
 const card = "rounded-2xl bg-white p-4 shadow-sm ring-1 ring-zinc-200 sm:p-6 dark:bg-zinc-900 dark:ring-zinc-800";
 
+type Params = { params: Promise<{ id: string }> };
+
+/** The tab and the link preview name the video by its prompt. A plain read: the page itself polls a stale task. */
+export async function generateMetadata({ params }: Params): Promise<Metadata> {
+  const generation = await getGeneration({ id: (await params).id });
+  if (!generation) return { title: "Generation not found" };
+  const model = findModel(generation.model);
+  return pageMetadata({
+    title: truncateTitle(generation.prompt),
+    description: `${STATE_LABELS[generation.state]} · ${model ? `${model.label} · ${KIND_LABELS[model.kind]}` : generation.model}`,
+  });
+}
+
 export default async function GenerationPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const generation = await getGenerationFresh({ id });
@@ -24,12 +40,14 @@ export default async function GenerationPage({ params }: { params: Promise<{ id:
   const deliveries = await listDeliveries({ generationId: id });
   const model = findModel(generation.model);
   const pending = !isTerminal(generation.state);
+  // Also kept live while the result is being copied into storage.
+  const changing = pending || (generation.state === "SUCCESS" && isCopying(generation));
   const fields = new Map(model?.fields.map((f) => [f.name, f.label]));
   const inputs = Object.entries(generation.input).filter(([name]) => name !== "prompt");
 
   return (
     <main id="main" className="mx-auto max-w-6xl space-y-6 px-4 py-6 sm:px-6">
-      <RefreshWhilePending pending={pending} />
+      <RefreshWhilePending pending={changing} />
       <Link
         href="/"
         className="inline-block rounded text-sm font-medium text-brand-700 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 dark:text-brand-400"
@@ -51,7 +69,7 @@ export default async function GenerationPage({ params }: { params: Promise<{ id:
 
       <div className="grid gap-6 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
         <div className="min-w-0 space-y-6">
-          {generation.state === "SUCCESS" ? <Result urls={generation.resultUrls} prompt={generation.prompt} /> : null}
+          {generation.state === "SUCCESS" ? <Result generation={generation} /> : null}
           {generation.error ? (
             <p className="rounded-xl bg-red-50 p-4 text-sm text-red-800 ring-1 ring-red-200 dark:bg-red-950/60 dark:text-red-200 dark:ring-red-900">
               {generation.error.message || "Generation failed."} <span className="font-semibold">Not charged.</span>
@@ -79,7 +97,17 @@ export default async function GenerationPage({ params }: { params: Promise<{ id:
                 }
               />
               <Row term="Error" value={generation.error ? <code className="break-all">{generation.error.code}</code> : "—"} />
-              <Row term="Callbacks" value={generation.callbackEnabled ? "enabled" : "disabled: followed by polling"} />
+              <Row term="Callbacks" value={describeCallbacks(generation)} />
+              {generation.notFoundSince ? (
+                <Row
+                  term="Gateway"
+                  value={
+                    generation.lost
+                      ? "lost: the gateway has not known this task for hours; still checked now and then, and a late result still appears here"
+                      : "the gateway does not know this task (yet); checked again on a long backoff"
+                  }
+                />
+              ) : null}
               <Row term="Overdue" value={generation.overdue ? "yes: taking far longer than usual" : "no"} />
               <Row term="Created" value={<Timestamp iso={generation.createdAt} />} />
               <Row term="Updated" value={<Timestamp iso={generation.updatedAt} />} />
@@ -123,6 +151,14 @@ export default async function GenerationPage({ params }: { params: Promise<{ id:
       </details>
     </main>
   );
+}
+
+/** What callbacks will really do for this generation. */
+function describeCallbacks(generation: { callbackEnabled: boolean; taskId: string | null }): string {
+  if (generation.callbackEnabled) return "enabled";
+  return generation.taskId
+    ? "disabled: followed by polling"
+    : "disabled: a task the gateway may have started cannot be followed here";
 }
 
 function Row({ term, value }: { term: string; value: React.ReactNode }) {
