@@ -77,7 +77,8 @@ export default defineConfig({
     command: "npm run build && node --import tsx tests/e2e/start-server.ts",
     url: `${baseURL}/api/health`,
     reuseExistingServer: !process.env.CI,
-    timeout: 240_000,
+    // Two production builds per run on a shared 2-core machine: allow for a slow one.
+    timeout: 480_000,
     stdout: "pipe",
     env: {
       PORT: String(APP_PORT),
