@@ -21,6 +21,9 @@ describe.skipIf(testEngine() !== "postgres")("two instances, one PostgreSQL", ()
   let control: SimulatorControl;
   let balancer: Awaited<ReturnType<typeof startBalancer>>;
   const instances: AppProcess[] = [];
+  /** One visitor across both instances (the gallery is per owner): its cookie, as the first answer set it. */
+  let cookie = "";
+  const visit = (path: string, init: RequestInit = {}) => fetch(`${balancer.url}${path}`, { ...init, headers: { ...init.headers, Cookie: cookie } });
 
   beforeAll(async () => {
     const db = useFreshDatabase("multi");
@@ -40,6 +43,7 @@ describe.skipIf(testEngine() !== "postgres")("two instances, one PostgreSQL", ()
     for (const port of ports) instances.push(await startAppProcess({ port, env: appEnv }));
     prisma = (await import("@/lib/db")).prisma;
     cronSecret = (await import("@/lib/env")).env.CRON_SECRET!;
+    cookie = (await fetch(`${balancer.url}/api/generations?limit=1`)).headers.get("set-cookie")!.split(";")[0]!;
   }, 90_000);
 
   afterAll(async () => {
@@ -49,7 +53,7 @@ describe.skipIf(testEngine() !== "postgres")("two instances, one PostgreSQL", ()
   });
 
   const submit = (prompt: string) =>
-    fetch(`${balancer.url}/api/generations`, {
+    visit("/api/generations", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ model: "alpha-2.5-text-to-video-480p", input: { prompt, duration: 2 } }),
@@ -92,7 +96,7 @@ describe.skipIf(testEngine() !== "postgres")("two instances, one PostgreSQL", ()
     await control.scenario({ match: marker, pendingMs: 600_000, callback: { mode: "drop" } });
     const [id] = await submitAll(marker, 1);
     await prisma.generation.update({ where: { id }, data: { lastHeardAt: new Date(0) } });
-    const reads = await Promise.all(Array.from({ length: 50 }, () => fetch(`${balancer.url}/api/generations/${id}`)));
+    const reads = await Promise.all(Array.from({ length: 50 }, () => visit(`/api/generations/${id}`)));
     expect(reads.map((r) => r.status)).toEqual(Array(50).fill(200));
     expect((await control.requests(marker)).filter((r) => r.method === "GET")).toHaveLength(1);
     expect(await prisma.delivery.count({ where: { generationId: id, source: "POLL" } })).toBe(1);
@@ -104,7 +108,7 @@ describe.skipIf(testEngine() !== "postgres")("two instances, one PostgreSQL", ()
     const ids = await submitAll(marker, 12);
     // Readers keep both instances busy while the callbacks arrive; one dies among them.
     const readers = Array.from({ length: 40 }, (_, i) =>
-      new Promise((resolve) => setTimeout(resolve, i * 25)).then(() => fetch(`${balancer.url}/api/generations?limit=50`).catch(() => null)),
+      new Promise((resolve) => setTimeout(resolve, i * 25)).then(() => visit("/api/generations?limit=50").catch(() => null)),
     );
     await new Promise((resolve) => setTimeout(resolve, 500));
     await instances[0]!.kill("SIGKILL");

@@ -1,8 +1,8 @@
--- Owners (#15): every generation belongs to a viewer; a lock row per owner for the spending cap.
+-- Owners (#15): every generation belongs to a viewer, and a lock row per owner for the spending cap.
 -- Every row from before owners belongs to "legacy" (visible in /admin, and to
--- everyone with GALLERY_SCOPE=shared once finished); its idempotency key is
+-- everyone with GALLERY_SCOPE=shared once finished), and its idempotency key is
 -- scoped like the new ones ("<owner>:<key>"). In-flight rows from before keep
--- an estimate of 0: no owner's cap counts them.
+-- an estimate of 0: no cap of any owner counts them.
 -- CreateTable
 CREATE TABLE "SpendLock" (
     "ownerId" TEXT NOT NULL PRIMARY KEY,
