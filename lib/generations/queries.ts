@@ -4,6 +4,7 @@ import "server-only";
 import { prisma } from "@/lib/db";
 import type { GenerationState, Prisma } from "@/lib/generated/prisma/client";
 import { toGeneration, type Generation } from "./generation";
+import { normalizeQuery } from "./search-text";
 
 export const PAGE_SIZE_MAX = 100;
 
@@ -14,13 +15,23 @@ export async function listGenerations({
   limit = 24,
   state,
   model,
+  q,
 }: {
   cursor?: string;
   limit?: number;
   state?: GenerationState;
   model?: string;
+  /** Prompt text to search for, case-insensitive. */
+  q?: string;
 }): Promise<GenerationPage> {
-  const where: Prisma.GenerationWhereInput = { ...(state ? { state } : {}), ...(model ? { model } : {}) };
+  const search = normalizeQuery(q);
+  const where: Prisma.GenerationWhereInput = {
+    // Deleted from the gallery: kept for accounting, never listed.
+    deletedAt: null,
+    ...(state ? { state } : {}),
+    ...(model ? { model } : {}),
+    ...(search ? { promptSearch: { contains: search } } : {}),
+  };
   const rows = await prisma.generation.findMany({
     where,
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],

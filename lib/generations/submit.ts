@@ -7,6 +7,7 @@ import { GatewayError, submitTask } from "@/lib/gateway/client";
 import type { ModelSpec } from "@/lib/models/catalog";
 import type { GenerationInput } from "@/lib/models/input-schema";
 import { callbackUrlFor } from "./callback-url";
+import { searchText } from "./search-text";
 import { toGeneration, type Generation } from "./generation";
 import { updateGenerationIf } from "./update-if";
 
@@ -29,7 +30,8 @@ export async function submitGeneration({
   let row;
   try {
     row = await prisma.generation.create({
-      data: { model: model.id, prompt, input: JSON.stringify(rest), idempotencyKey },
+      // gallery-ux (#17): promptSearch feeds the gallery's search.
+      data: { model: model.id, prompt, input: JSON.stringify(rest), idempotencyKey, promptSearch: searchText(prompt) },
     });
   } catch (error) {
     // Two concurrent submissions of the same form: the second finds the first.
