@@ -7,7 +7,7 @@ import useSWRInfinite, { type SWRInfiniteResponse } from "swr/infinite";
 import type { Generation, GenerationState } from "@/lib/generations/generation";
 
 export type GenerationPage = { items: Generation[]; nextCursor: string | null };
-export type GenerationFilters = { state?: GenerationState; model?: string };
+export type GenerationFilters = { state?: GenerationState; model?: string; q?: string };
 
 export const PAGE_SIZE = 24;
 export const POLL_INTERVAL_MS = 3000;
@@ -33,17 +33,22 @@ export function generationsUrl(filters: GenerationFilters, cursor?: string | nul
   const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
   if (filters.state) params.set("state", filters.state);
   if (filters.model) params.set("model", filters.model);
+  if (filters.q) params.set("q", filters.q);
   if (cursor) params.set("cursor", cursor);
   return `/api/generations?${params}`;
 }
 
 export function matchesFilters(generation: Generation, filters: GenerationFilters): boolean {
-  return (!filters.state || generation.state === filters.state) && (!filters.model || generation.model === filters.model);
+  return (
+    (!filters.state || generation.state === filters.state) &&
+    (!filters.model || generation.model === filters.model) &&
+    (!filters.q || generation.prompt.toLowerCase().includes(filters.q.trim().toLowerCase()))
+  );
 }
 
 /** `initial` is the server-rendered first page, shown while `filters` are the ones it was rendered for. */
 export function useGenerations(filters: GenerationFilters, initial: { filters: GenerationFilters; page: GenerationPage }) {
-  const sameAsInitial = filters.state === initial.filters.state && filters.model === initial.filters.model;
+  const sameAsInitial = filters.state === initial.filters.state && filters.model === initial.filters.model && filters.q === initial.filters.q;
   const swr = useSWRInfinite<GenerationPage>(
     (_index, previous: GenerationPage | null) => (previous && !previous.nextCursor ? null : generationsUrl(filters, previous?.nextCursor)),
     fetchJson,

@@ -7,6 +7,7 @@ import { useSWRConfig } from "swr";
 import type { Generation, GenerationState } from "@/lib/generations/generation";
 import { STATE_LABELS } from "./state-badge";
 import { CREDITS_KEY } from "./use-credits";
+import { ESTIMATES_KEY } from "./use-estimates";
 
 const spoken = (state: GenerationState) =>
   state === "FAILURE" || state === "SUBMIT_FAILED" ? `${STATE_LABELS[state]}, not charged` : STATE_LABELS[state];
@@ -25,6 +26,8 @@ export function useStateChanges(generations: readonly Generation[]): string {
     if (changed.length === 0) return;
     setAnnouncement(changed.map((g) => `${spoken(g.state)}: ${g.prompt.slice(0, 80)}`).join(". "));
     if (changed.some((g) => g.state === "SUCCESS" || g.state === "FAILURE")) void mutate(CREDITS_KEY);
+    // A success is one more sample for the progress estimates.
+    if (changed.some((g) => g.state === "SUCCESS")) void mutate(ESTIMATES_KEY);
   }, [generations, mutate]);
 
   return announcement;
