@@ -32,6 +32,22 @@ export function GenerationViewer({
     if (element && !element.open) element.showModal();
   }, []);
 
+  // On the document, not the dialog: wherever focus is inside the modal (the
+  // player, a button), ←/→ move between videos.
+  const count = videos.length;
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.altKey || event.ctrlKey || event.metaKey) return;
+      if (event.key === "ArrowLeft" && index > 0) onNavigate(index - 1);
+      else if (event.key === "ArrowRight" && index < count - 1) onNavigate(index + 1);
+      else return;
+      // The player's own arrow-key seeking gives way to moving between videos.
+      event.preventDefault();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [index, count, onNavigate]);
+
   if (!generation) return null;
   const url = generation.resultUrls[0]!;
   const model = findModel(generation.model);
@@ -44,18 +60,11 @@ export function GenerationViewer({
       ref={dialog}
       aria-labelledby="viewer-prompt"
       onClose={onClose}
-      onKeyDown={(event) => {
-        if (event.key === "ArrowLeft" && hasPrevious) onNavigate(index - 1);
-        else if (event.key === "ArrowRight" && hasNext) onNavigate(index + 1);
-        else return;
-        // The player's own arrow-key seeking gives way to moving between videos.
-        event.preventDefault();
-      }}
       className="m-auto max-h-[100dvh] w-full max-w-5xl overflow-y-auto bg-white p-0 text-zinc-900 shadow-2xl backdrop:bg-black/80 sm:rounded-2xl dark:bg-zinc-900 dark:text-zinc-100"
     >
       <div className="bg-black">
         <video
-          key={generation.id}
+          // Not keyed by id: the same element changes source, so focus stays in the viewer.
           src={url}
           controls
           autoPlay={!window.matchMedia("(prefers-reduced-motion: reduce)").matches}
