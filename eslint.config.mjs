@@ -6,7 +6,7 @@ const config = [
   ...nextTypescript,
   // Playwright fixtures call `use`, which is not React's hook.
   { files: ["tests/**"], rules: { "react-hooks/rules-of-hooks": "off" } },
-  { ignores: ["lib/generated/**", ".next/**", "node_modules/**", "test-results/**", "playwright-report/**", "next-env.d.ts"] },
+  { ignores: ["lib/generated/**", ".next/**", ".next-*/**", "node_modules/**", "test-results/**", "playwright-report/**", "next-env.d.ts"] },
 ];
 
 export default config;

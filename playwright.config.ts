@@ -4,13 +4,24 @@ import { defineConfig, devices } from "@playwright/test";
 // The app and its simulator, on ports of their own so a developer's
 // `npm run dev` can keep running beside the tests.
 // E2E_APP_PORT / E2E_SIMULATOR_PORT move them, e.g. to run two suites at once.
-export const APP_PORT = Number(process.env.E2E_APP_PORT ?? 3100);
-export const SIMULATOR_URL = `http://127.0.0.1:${process.env.E2E_SIMULATOR_PORT ?? 4110}`;
+// TEST_DATABASE=postgres runs the same flows on PostgreSQL (a throwaway server
+// tests/e2e/start-server.ts starts), on ports of their own by default.
+const POSTGRES = process.env.TEST_DATABASE === "postgres";
+export const APP_PORT = Number(process.env.E2E_APP_PORT ?? (POSTGRES ? 3150 : 3100));
+export const SIMULATOR_URL = `http://127.0.0.1:${process.env.E2E_SIMULATOR_PORT ?? (POSTGRES ? 4150 : 4110)}`;
+export const E2E_DATABASE_URL = POSTGRES
+  ? `postgresql://postgres@127.0.0.1:${process.env.E2E_POSTGRES_PORT ?? APP_PORT + 2000}/framehook_e2e`
+  : `file:./data/e2e-${APP_PORT}.db`;
+// A build per engine (the Prisma client is generated for one), so that this
+// run never leaves .next built for PostgreSQL. Workers and the web server inherit it.
+if (POSTGRES) process.env.NEXT_DIST_DIR ??= ".next-postgres";
 const baseURL = `http://127.0.0.1:${APP_PORT}`;
 // Distinctive secrets, so that tests/e2e/secrets.spec.ts can search for them
 // in what the browser receives.
 export const E2E_GATEWAY_API_KEY = "fh-e2e-gateway-key-7Qx2vLr9Tz4mWc8N";
 export const E2E_WEBHOOK_SECRET = "fh-e2e-webhook-secret-Kp3sH6dYb1Rf5Ju0";
+// `next start` is production: it refuses to start without both secrets (32+ characters).
+export const E2E_CRON_SECRET = "fh-e2e-cron-secret-Vb7nQ2xLm4Zr8Tk1Wd6";
 
 // Playwright never downloads a browser here: it drives the system Chromium.
 const SYSTEM_CHROMIUM = "/usr/bin/chromium";
@@ -37,7 +48,7 @@ export default defineConfig({
   expect: { timeout: 15_000 },
   reporter: process.env.CI ? [["list"], ["html", { open: "never" }]] : [["list"]],
   // A run on other ports keeps its artifacts apart from the default run's.
-  outputDir: process.env.E2E_APP_PORT ? `test-results/port-${APP_PORT}` : "test-results",
+  outputDir: process.env.E2E_APP_PORT || POSTGRES ? `test-results/port-${APP_PORT}` : "test-results",
   use: {
     baseURL,
     trace: "retain-on-failure",
@@ -69,7 +80,8 @@ export default defineConfig({
     stdout: "pipe",
     env: {
       PORT: String(APP_PORT),
-      DATABASE_URL: `file:./data/e2e-${APP_PORT}.db`,
+      DATABASE_URL: E2E_DATABASE_URL,
+      TEST_DATABASE: POSTGRES ? "postgres" : "sqlite",
       GATEWAY_BASE_URL: SIMULATOR_URL,
       PUBLIC_BASE_URL: baseURL,
       POLL_STALE_MS: "2000",
@@ -79,6 +91,7 @@ export default defineConfig({
       GATEWAY_API_KEY: E2E_GATEWAY_API_KEY,
       SIMULATOR_API_KEY: E2E_GATEWAY_API_KEY,
       WEBHOOK_SECRET: E2E_WEBHOOK_SECRET,
+      CRON_SECRET: E2E_CRON_SECRET,
       // Every flow submits from 127.0.0.1; the limit has its own tests.
       SUBMIT_RATE_LIMIT: "0",
       NEXT_TELEMETRY_DISABLED: "1",

@@ -53,7 +53,7 @@ export async function startStack({ workDir, appPort, simulatorPort }: { workDir:
   const appUrl = `http://127.0.0.1:${appPort}`;
   const simulatorUrl = `http://127.0.0.1:${simulatorPort}`;
   const databaseUrl = `file:${path.join(workDir, "bench.db")}`;
-  const webhookSecret = "bench-webhook-secret-0123456789";
+  const webhookSecret = "bench-webhook-secret-0123456789abcdef";
   const pollStaleMs = 4000;
 
   await runProcess(path.join(BIN, "prisma"), ["migrate", "deploy"], {
@@ -82,6 +82,8 @@ export async function startStack({ workDir, appPort, simulatorPort }: { workDir:
       GATEWAY_BASE_URL: simulatorUrl,
       PUBLIC_BASE_URL: appUrl,
       WEBHOOK_SECRET: webhookSecret,
+      // Production refuses to start without a cron secret of 32+ characters.
+      CRON_SECRET: "bench-cron-secret-0123456789abcdef0123",
       POLL_STALE_MS: String(pollStaleMs),
       // The polling benchmark submits 20 tasks at once from one address.
       SUBMIT_RATE_LIMIT: "0",

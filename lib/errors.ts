@@ -3,6 +3,7 @@
 
 export const ERROR_STATUS = {
   invalid_input: 422,
+  idempotency_key_reused: 422,
   bad_request: 400,
   unauthorized: 401,
   not_found: 404,

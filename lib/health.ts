@@ -1,5 +1,8 @@
 import "server-only";
+import { timingSafeEqual } from "node:crypto";
 import { prisma } from "@/lib/db";
+import { env } from "@/lib/env";
+import { runDoctor, type CheckResult } from "@/lib/doctor/run-doctor";
 
 export async function checkDatabase(): Promise<boolean> {
   try {
@@ -9,4 +12,18 @@ export async function checkDatabase(): Promise<boolean> {
     console.error("[framehook] database health check failed", error);
     return false;
   }
+}
+
+/** `npm run doctor`'s checks for a deployed app; `ok` is false when any would lose callbacks or money. */
+export async function checkEverything(): Promise<{ ok: boolean; checks: CheckResult[] }> {
+  const checks = await runDoctor();
+  return { ok: checks.every((check) => check.status !== "fail"), checks };
+}
+
+/** The verbose report names variables and addresses, so it asks for the cron's bearer token. */
+export function hasCronSecret(header: string | null): boolean {
+  if (!env.CRON_SECRET || !header) return false;
+  const given = Buffer.from(header);
+  const expected = Buffer.from(`Bearer ${env.CRON_SECRET}`);
+  return given.length === expected.length && timingSafeEqual(given, expected);
 }

@@ -4,6 +4,7 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
+import { clientAddress } from "@/lib/peer-address";
 
 export type RateLimitResult = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
@@ -29,17 +30,22 @@ export async function hitRateLimit({
       "windowStart" = excluded."windowStart"
     RETURNING "count"`;
   const count = Number(rows[0]?.count ?? 1);
+  // A visitor's first hit in a window: clear out windows of visitors long gone,
+  // so that a stream of new addresses cannot grow the table without bound.
+  if (count === 1) await pruneRateLimits({ now });
   if (count <= limit) return { allowed: true };
   return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((windowStart.getTime() + windowMs - now) / 1000)) };
 }
 
-/**
- * A visitor's rate-limit identity: a keyed hash of the address, never the
- * address itself. The right-most X-Forwarded-For entry is the one the nearest
- * proxy saw; entries to its left are whatever the client chose to send.
- */
+/** Deletes windows that started more than a day ago: the longest window a limit may have (lib/env.ts). */
+export async function pruneRateLimits({ now = Date.now() }: { now?: number } = {}): Promise<number> {
+  const { count } = await prisma.rateLimit.deleteMany({ where: { windowStart: { lt: new Date(now - MAX_WINDOW_MS) } } });
+  return count;
+}
+
+const MAX_WINDOW_MS = 86_400_000;
+
+/** A visitor's rate-limit identity: a keyed hash of the address, never the address itself. */
 export function visitorKey(headers: Headers): string {
-  const forwarded = headers.get("x-forwarded-for")?.split(",").at(-1)?.trim();
-  const address = forwarded || headers.get("x-real-ip") || "unknown";
-  return createHash("sha256").update(`${env.WEBHOOK_SECRET}:${address}`).digest("base64url").slice(0, 22);
+  return createHash("sha256").update(`${env.WEBHOOK_SECRET}:${clientAddress(headers, env.TRUSTED_PROXY_HOPS)}`).digest("base64url").slice(0, 22);
 }

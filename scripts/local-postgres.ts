@@ -61,6 +61,7 @@ export async function startLocalPostgres({
 }): Promise<LocalPostgres> {
   const bin = findPostgresBin();
   if (!bin) throw new Error(POSTGRES_MISSING);
+  await stopLeftover(dataDir, { wipe: throwaway });
   // PostgreSQL refuses to run as root: as root, run it as the "postgres" user.
   const user = process.getuid?.() === 0 ? systemUser("postgres") : undefined;
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -106,6 +107,30 @@ export async function ensureDatabase(serverUrl: string, database: string, templa
     if (!rowCount) await client.query(`CREATE DATABASE "${database}"${template ? ` TEMPLATE "${template}"` : ""}`);
   } finally {
     await client.end();
+  }
+}
+
+/** A server an earlier run left behind in dataDir (that run was killed): stop it; a throwaway folder is wiped. */
+async function stopLeftover(dataDir: string, { wipe }: { wipe: boolean }): Promise<void> {
+  const pidFile = path.join(dataDir, "postmaster.pid");
+  const pid = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, "utf8").split("\n")[0]) : 0;
+  if (pid > 0) {
+    try {
+      process.kill(pid, wipe ? "SIGQUIT" : "SIGINT");
+      for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    } catch {
+      // Not running any more.
+    }
+  }
+  if (wipe) fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -6,9 +6,12 @@ import path from "node:path";
 import "../lib/load-env-files";
 import { env } from "../lib/env";
 import { migrateDatabase } from "./migrate";
+import { ensurePrismaClientFor } from "./prisma-client";
 
 export async function runApp(nextArgs: string[]): Promise<void> {
   try {
+    // A production build carries its own client (npm run build generates it).
+    if (nextArgs[0] === "dev") ensurePrismaClientFor(env.DATABASE_URL);
     await migrateDatabase({ databaseUrl: env.DATABASE_URL, directUrl: env.DATABASE_DIRECT_URL });
   } catch (error) {
     console.error(`[framehook] database migration failed: ${error instanceof Error ? error.message : String(error)}`);

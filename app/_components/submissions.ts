@@ -36,6 +36,8 @@ export function addSubmission(key: string, { model, prompt }: { model: string; p
     error: null,
     callbackEnabled: true,
     overdue: false,
+    notFoundSince: null,
+    lost: false,
     gatewayMetadata: null,
     createdAt: now,
     updatedAt: now,

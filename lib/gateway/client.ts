@@ -62,8 +62,11 @@ async function call({ method, path, body }: Call): Promise<unknown> {
   const text = await response.text().catch(() => "");
   const json = text ? safeJsonParse(text) : undefined;
   if (!response.ok) {
-    const kind = STATUS_KINDS[response.status] ?? "unavailable";
-    throw new GatewayError(kind, gatewayMessage(json) ?? `HTTP ${response.status}`, {
+    // A 404 means "no such task" only when the gateway itself says so, in
+    // JSON: a proxy's HTML page or a wrong base path is an outage, not news.
+    const foreign404 = response.status === 404 && !isRecord(json);
+    const kind = foreign404 ? "unavailable" : (STATUS_KINDS[response.status] ?? "unavailable");
+    throw new GatewayError(kind, gatewayMessage(json) ?? `HTTP ${response.status}${foreign404 ? " (not a JSON answer)" : ""}`, {
       status: response.status,
       retryAfterMs: parseRetryAfter(response.headers.get("retry-after")),
       mayHaveReachedGateway: true,
@@ -93,10 +96,12 @@ export async function submitTask(request: {
 }
 
 export async function getTask({ taskId }: { taskId: string }): Promise<TaskSnapshot> {
-  const json = await call({ method: "GET", path: `/api/generate/${encodeURIComponent(taskId)}` });
-  const parsed = taskSchema.safeParse(unwrapEnvelope(json));
+  const json = unwrapEnvelope(await call({ method: "GET", path: `/api/generate/${encodeURIComponent(taskId)}` }));
+  // Spec §4: the answer carries "at least state"; a taskId, when present, must be ours.
+  const named = isRecord(json) ? json.taskId : undefined;
+  if (named != null && named !== taskId) throw new GatewayError("bad_response", "task response names another task", { mayHaveReachedGateway: true });
+  const parsed = taskSchema.safeParse(isRecord(json) ? { ...json, taskId } : json);
   if (!parsed.success) throw new GatewayError("bad_response", "task response is not a task", { mayHaveReachedGateway: true });
-  if (parsed.data.taskId !== taskId) throw new GatewayError("bad_response", "task response names another task", { mayHaveReachedGateway: true });
   return toTaskSnapshot(parsed.data);
 }
 

@@ -26,6 +26,12 @@ const urlList = z.preprocess(
   z.array(z.string()),
 );
 
+/** Far above any price in the spec (credits are USD, a task costs cents to dollars): a bigger number is not a charge. */
+export const MAX_CREDITS = 100_000;
+const creditsSchema = z
+  .union([z.number(), z.string().regex(/^\d{1,12}(?:\.\d{1,12})?$/).transform(Number)])
+  .pipe(z.number().finite().min(0).max(MAX_CREDITS));
+
 /** The task as GET /api/generate/{taskId} returns it: state, resultUrls, creditsConsumed are named by the spec. */
 export const taskSchema = z.looseObject({
   // No NUL: PostgreSQL's text cannot hold one, and no real task id has one.
@@ -34,7 +40,9 @@ export const taskSchema = z.looseObject({
   // Only taskId and state must parse: an odd value elsewhere is dropped, so it
   // can never keep a task from reaching its terminal state.
   resultUrls: urlList.nullish().catch(null),
-  creditsConsumed: z.coerce.number().finite().nonnegative().nullish().catch(null),
+  // A number or a plain decimal string, never coerced: "", false, [] or "0x1F"
+  // are not a charge, so they read as "not said" and a SUCCESS is confirmed.
+  creditsConsumed: creditsSchema.nullish().catch(null),
   failCode: z.union([z.string(), z.number()]).nullish().catch(null),
   failMsg: z.string().nullish().catch(null),
 });

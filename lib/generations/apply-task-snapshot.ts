@@ -12,6 +12,8 @@ import { updateGenerationIf } from "./update-if";
 
 const METADATA_MAX_BYTES = 8 * 1024;
 
+const INFERRED_FAILURE = { state: "FAILURE" as const, errorCode: "task_not_found" };
+
 export type ApplyResult = { outcome: DeliveryOutcome; deliveryId: number };
 
 export async function applyTaskSnapshot({
@@ -41,7 +43,9 @@ export async function applyTaskSnapshot({
   } else {
     const succeeded = snapshot.state === "SUCCESS";
     const transitioned = await updateGenerationIf({
-      where: match,
+      // A real terminal report also replaces a FAILURE that versions before
+      // #12 inferred from 404s: that one was a guess, this is the gateway.
+      where: { id: generationId, taskId: snapshot.taskId, OR: [{ state: "PENDING" }, INFERRED_FAILURE] },
       data: {
         state: snapshot.state,
         resultUrls: JSON.stringify(succeeded ? snapshot.resultUrls : []),

@@ -1,6 +1,7 @@
 // The one entry point for new generations, shared by the server action and
 // POST /api/generations: validate, rate-limit, then submit.
 import "server-only";
+import { createHash } from "node:crypto";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { parseGenerationRequest } from "@/lib/models/input-schema";
@@ -14,7 +15,10 @@ export async function createGeneration({
 }: {
   body: unknown;
   idempotencyKey?: string;
-  /** Who is submitting, for the per-visitor rate limit (see visitorKey). */
+  /**
+   * Who is submitting: the key of the per-visitor rate limit and the scope of
+   * idempotency keys (today visitorKey; an owner id once viewers exist).
+   */
   visitor: string;
 }): Promise<SubmitResult> {
   const parsed = parseGenerationRequest(body);
@@ -22,8 +26,12 @@ export async function createGeneration({
   if (idempotencyKey !== undefined && !/^[\w-]{8,100}$/.test(idempotencyKey)) {
     throw new AppError("bad_request", "Idempotency-Key must be 8–100 letters, digits, '-' or '_'.");
   }
+  // Keys are the visitor's own: another visitor's key is a different key.
+  const idempotency = idempotencyKey
+    ? { key: `${visitor}:${idempotencyKey}`, requestHash: hashRequest(parsed.model.id, parsed.input) }
+    : undefined;
   // A repeated submission answers as the first one did, and costs no quota.
-  const replay = idempotencyKey ? await replaySubmission({ idempotencyKey }) : undefined;
+  const replay = idempotency ? await replaySubmission(idempotency) : undefined;
   if (replay) return replay;
   const limit = await hitRateLimit({
     key: `submit:${visitor}`,
@@ -38,5 +46,11 @@ export async function createGeneration({
       { "Retry-After": String(limit.retryAfterSeconds) },
     );
   }
-  return submitGeneration({ model: parsed.model, input: parsed.input, idempotencyKey });
+  return submitGeneration({ model: parsed.model, input: parsed.input, idempotency });
+}
+
+/** The request an idempotency key is bound to: the model and the validated input, keys sorted. */
+function hashRequest(model: string, input: Record<string, unknown>): string {
+  const sorted = Object.fromEntries(Object.entries(input).sort(([a], [b]) => a.localeCompare(b)));
+  return createHash("sha256").update(JSON.stringify([model, sorted])).digest("base64url");
 }

@@ -22,6 +22,10 @@ export type Generation = {
   callbackEnabled: boolean;
   /** PENDING far longer than usual: flagged, never silently failed. */
   overdue: boolean;
+  /** Since when the gateway has answered "no such task" (yet): a flag, never a failure. */
+  notFoundSince: string | null;
+  /** The gateway has not known the task for TASK_LOST_AFTER_MS: shown as lost, still open to a real report. */
+  lost: boolean;
   gatewayMetadata: Record<string, unknown> | null;
   createdAt: string;
   updatedAt: string;
@@ -45,9 +49,16 @@ export function toGeneration(row: GenerationRow, now = Date.now()): Generation {
     error: row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? "" } : null,
     callbackEnabled: row.callbackEnabled,
     overdue: (row.state === "PENDING" || row.state === "SUBMITTING") && now - row.createdAt.getTime() > env.PENDING_OVERDUE_MS,
+    notFoundSince: row.state === "PENDING" ? (row.notFoundSince?.toISOString() ?? null) : null,
+    lost: row.state === "PENDING" && row.notFoundSince !== null && isLost(row.notFoundSince, now),
     gatewayMetadata: isRecord(metadata) ? metadata : null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     completedAt: row.completedAt?.toISOString() ?? null,
   };
+}
+
+/** The gateway has not known the task for TASK_LOST_AFTER_MS: shown as lost, still polled, still completable. */
+export function isLost(notFoundSince: Date, now = Date.now()): boolean {
+  return now - notFoundSince.getTime() >= env.TASK_LOST_AFTER_MS;
 }

@@ -50,10 +50,8 @@ export async function receiveCallback({
   if (!generation.taskId) {
     // We never stored the submit's answer (the callback raced it, it timed out,
     // or the app died waiting), yet the gateway started the task.
-    if (namedTask && mayAdopt(generation)) {
-      const snapshot = reading.kind === "complete" ? reading.snapshot : undefined;
-      return adoptTask({ generationId, taskId: namedTask, snapshot });
-    }
+    // The body only names the task: what is written is what the gateway confirms.
+    if (namedTask && mayAdopt(generation)) return adoptTask({ generationId, taskId: namedTask });
     throw new AppError("not_found", "Unknown task.");
   }
   const taskId = generation.taskId;
@@ -85,44 +83,50 @@ export async function receiveCallback({
 /**
  * A generation that never stored a taskId can still own a task: the submit's
  * answer was lost (timeout, cut connection, garbled reply, a crash) or has not
- * been stored yet. Only the gateway has this generation's callback URL, so an
- * authenticated callback naming a task proves the gateway started it for us.
+ * been stored yet. Refusals (402, 422, 401, 5xx answers, a connection refused
+ * before sending) are final: no task can exist, so nothing may claim them.
  */
-const mayAdopt = (g: { state: string }) => g.state === "SUBMITTING" || g.state === "SUBMIT_FAILED";
+export const ADOPTABLE_SUBMIT_FAILURES = ["submit_timeout", "submit_no_answer", "submit_bad_response", "submit_interrupted"];
+const mayAdopt = (g: { state: string; errorCode: string | null }) =>
+  g.state === "SUBMITTING" || (g.state === "SUBMIT_FAILED" && ADOPTABLE_SUBMIT_FAILURES.includes(g.errorCode ?? ""));
 
 /**
  * Claims the task a callback names for a generation that never stored its
- * taskId. The callback is authenticated by this generation's token, which
- * only the gateway was given with this submission, so the task is this
- * generation's: following it shows the user the result they pay for. The
- * claim is conditional (taskId still null), so a submit answer arriving at
- * the same moment cannot make a second claim, and either one's taskId is the same.
+ * taskId. The token proves the sender had this generation's callback URL, not
+ * that the task is real or ours to describe (tokens travel in URLs), so the
+ * task is always confirmed with the gateway first (spec §6.4) and only the
+ * confirmed snapshot is written. The claim is conditional (taskId still
+ * null), so a submit answer arriving at the same moment cannot make a second
+ * claim; a task another generation owns is refused (409), never a 500.
  */
-async function adoptTask({
-  generationId,
-  taskId,
-  snapshot: given,
-}: {
-  generationId: string;
-  taskId: string;
-  snapshot: TaskSnapshot | undefined;
-}) {
-  let snapshot = given;
+async function adoptTask({ generationId, taskId }: { generationId: string; taskId: string }) {
+  let snapshot: TaskSnapshot;
   try {
-    snapshot ??= await getTask({ taskId });
+    snapshot = await getTask({ taskId });
   } catch (error) {
     if (error instanceof GatewayError && error.kind === "not_found") throw new AppError("not_found", "Unknown task.");
     if (error instanceof GatewayError) throw new AppError("gateway_unavailable", "Could not confirm the task with the gateway; retry later.");
     throw error;
   }
-  const claimed = await updateGenerationIf({
-    where: { id: generationId, state: { in: ["SUBMITTING", "SUBMIT_FAILED"] }, AND: [{ taskId: null }] },
-    data: { taskId, state: "PENDING", errorCode: null, errorMessage: null, creditsConsumed: null, completedAt: null, lastHeardAt: new Date() },
-  });
+  const owner = await prisma.generation.findUnique({ where: { taskId }, select: { id: true } });
+  if (owner && owner.id !== generationId) throw new AppError("conflict", "This task belongs to another generation.");
+  let claimed: boolean;
+  try {
+    claimed = await updateGenerationIf({
+      where: { id: generationId, OR: [{ state: "SUBMITTING" }, { state: "SUBMIT_FAILED", errorCode: { in: ADOPTABLE_SUBMIT_FAILURES } }], AND: [{ taskId: null }] },
+      data: { taskId, state: "PENDING", errorCode: null, errorMessage: null, creditsConsumed: null, completedAt: null, lastHeardAt: new Date() },
+    });
+  } catch (error) {
+    // Another generation claimed the task between the check and the update.
+    if (isUniqueViolation(error)) throw new AppError("conflict", "This task belongs to another generation.");
+    throw error;
+  }
   if (!claimed) {
     // The submit's own answer got there first: carry on as a normal callback.
     const current = await prisma.generation.findUnique({ where: { id: generationId }, select: { taskId: true } });
     if (current?.taskId !== taskId) throw new AppError("conflict", "Task not registered yet; retry.");
   }
-  return applyTaskSnapshot({ generationId, snapshot, source: "CALLBACK", detail: claimed ? "adopted: the submit's answer was never stored" : undefined });
+  return applyTaskSnapshot({ generationId, snapshot, source: "CALLBACK", detail: claimed ? "adopted after confirming with GET: the submit's answer was never stored" : undefined });
 }
+
+const isUniqueViolation = (error: unknown) => (error as { code?: string } | null)?.code === "P2002";

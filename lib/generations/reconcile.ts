@@ -2,12 +2,17 @@
 // delivery log within its retention bound.
 import "server-only";
 import { prisma } from "@/lib/db";
+import { pruneRateLimits } from "@/lib/rate-limit";
 import { refreshStaleGenerations } from "./refresh";
 
 const DELIVERY_RETENTION_DAYS = 30;
 const MAX_BATCHES = 20;
 /** Far longer than a submit can take (timeouts and bounded retries): the process died mid-submit. */
 const SUBMITTING_ABANDONED_MS = 5 * 60_000;
+const ABANDONED_WITH_CALLBACKS =
+  "The app stopped before the gateway confirmed this submission. If the gateway started it, the result will appear here when it calls back; otherwise nothing was charged.";
+const ABANDONED_WITHOUT_CALLBACKS =
+  "The app stopped before the gateway confirmed this submission, and callbacks are off, so a task the gateway may have started cannot be followed here: check the gateway's dashboard before trying again; if it did not start it, nothing was charged.";
 
 export async function reconcile(): Promise<{ polled: number; abandoned: number; prunedDeliveries: number }> {
   let polled = 0;
@@ -16,17 +21,25 @@ export async function reconcile(): Promise<{ polled: number; abandoned: number; 
     polled += count;
     if (count === 0) break;
   }
-  const { count: abandoned } = await prisma.generation.updateMany({
-    where: { state: "SUBMITTING", createdAt: { lt: new Date(Date.now() - SUBMITTING_ABANDONED_MS) } },
-    data: {
-      state: "SUBMIT_FAILED",
-      creditsConsumed: 0,
-      errorCode: "submit_interrupted",
-      errorMessage:
-        "The app stopped before the gateway confirmed this submission. If the gateway started it, the result will appear here when it calls back; otherwise nothing was charged.",
-      completedAt: new Date(),
-    },
-  });
+  // The process died mid-submit. A task the gateway started anyway can reach
+  // the generation only through its callback, so say so only where there is one.
+  const abandonedBefore = new Date(Date.now() - SUBMITTING_ABANDONED_MS);
+  let abandoned = 0;
+  for (const callbackEnabled of [true, false]) {
+    const { count } = await prisma.generation.updateMany({
+      where: { state: "SUBMITTING", callbackEnabled, createdAt: { lt: abandonedBefore } },
+      data: {
+        state: "SUBMIT_FAILED",
+        creditsConsumed: 0,
+        errorCode: "submit_interrupted",
+        errorMessage: callbackEnabled ? ABANDONED_WITH_CALLBACKS : ABANDONED_WITHOUT_CALLBACKS,
+        completedAt: new Date(),
+      },
+    });
+    abandoned += count;
+  }
+  // Rate-limit windows of visitors long gone (lib/rate-limit.ts prunes as it goes too).
+  await pruneRateLimits();
   const cutoff = new Date(Date.now() - DELIVERY_RETENTION_DAYS * 86_400_000);
   const { count: prunedDeliveries } = await prisma.delivery.deleteMany({ where: { createdAt: { lt: cutoff } } });
   return { polled, abandoned, prunedDeliveries };

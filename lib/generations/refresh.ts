@@ -6,19 +6,23 @@ import "server-only";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { GatewayError, getTask } from "@/lib/gateway/client";
-import type { TaskSnapshot } from "@/lib/gateway/task";
 import { applyTaskSnapshot } from "./apply-task-snapshot";
+import { isLost } from "./generation";
 import { recordDelivery } from "./delivery-log";
 import { updateGenerationIf } from "./update-if";
 
-const MAX_BACKOFF_MS = 5 * 60_000;
 /**
- * A task is given up as lost only after this many consecutive "no such task"
- * answers, and only once it is old enough that a gateway hiccup (a restart, a
- * misrouted request) is not the likelier story.
+ * The longest a task waits between polls after an error, and the cap on a
+ * gateway's Retry-After: a "come back in an hour" (or a date years ahead)
+ * must not park a task, the cron included.
  */
-const NOT_FOUND_LIMIT = 3;
-const NOT_FOUND_MIN_AGE_MS = 10 * 60_000;
+export const MAX_BACKOFF_MS = 5 * 60_000;
+/**
+ * "The gateway does not know this task" is never final (a restart, a failover
+ * or a lagging replica says it too, and the real outcome may follow), so such
+ * tasks are asked again on a long backoff, for as long as they stay open.
+ */
+export const NOT_FOUND_MAX_BACKOFF_MS = 30 * 60_000;
 const BATCH = 25;
 
 /** Polls the stale PENDING tasks (all, or those of `ids`) this caller could lease; returns how many it asked about. */
@@ -32,7 +36,7 @@ export async function refreshStaleGenerations({ ids }: { ids?: string[] } = {}):
       OR: [{ lastHeardAt: null }, { lastHeardAt: { lt: new Date(now.getTime() - env.POLL_STALE_MS) } }],
       AND: [{ OR: [{ pollLeaseUntil: null }, { pollLeaseUntil: { lt: now } }] }],
     },
-    select: { id: true, taskId: true, pollFailures: true, pollNotFound: true, createdAt: true },
+    select: { id: true, taskId: true, pollFailures: true, pollNotFound: true, notFoundSince: true },
     orderBy: { lastHeardAt: "asc" },
     take: BATCH,
   });
@@ -45,14 +49,14 @@ async function refreshOne({
   taskId,
   pollFailures,
   pollNotFound,
-  createdAt,
+  notFoundSince,
   now,
 }: {
   id: string;
   taskId: string;
   pollFailures: number;
   pollNotFound: number;
-  createdAt: Date;
+  notFoundSince: Date | null;
   now: Date;
 }) {
   const claimed = await updateGenerationIf({
@@ -65,35 +69,32 @@ async function refreshOne({
   try {
     const snapshot = await getTask({ taskId });
     await applyTaskSnapshot({ generationId: id, snapshot, source: "POLL" });
-    if (pollFailures > 0 || pollNotFound > 0) await updateGenerationIf({ where: { id }, data: { pollFailures: 0, pollNotFound: 0 } });
+    if (pollFailures > 0 || pollNotFound > 0) {
+      await updateGenerationIf({ where: { id }, data: { pollFailures: 0, pollNotFound: 0, notFoundSince: null } });
+    }
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error;
+    // Only the gateway's own JSON 404 counts (lib/gateway/client.ts). It flags
+    // the task, never ends it: the outcome is still taken from a later poll or callback.
     const notFound = error.kind === "not_found";
-    if (notFound && pollNotFound + 1 >= NOT_FOUND_LIMIT && now.getTime() - createdAt.getTime() > NOT_FOUND_MIN_AGE_MS) {
-      // The gateway has answered "no such task" several times, minutes apart:
-      // it will never finish, and it will not be charged. Say so.
-      await applyTaskSnapshot({ generationId: id, snapshot: lostTask(taskId), source: "POLL", detail: `not_found ${NOT_FOUND_LIMIT} times` });
-      return true;
-    }
-    // Back off exponentially, or as long as the gateway asked.
-    const backoff = error.options.retryAfterMs ?? Math.min(env.POLL_STALE_MS * 2 ** (pollFailures + 1), MAX_BACKOFF_MS);
+    const since = notFound ? (notFoundSince ?? now) : null;
+    const exponential = env.POLL_STALE_MS * 2 ** (pollFailures + 1);
+    // Back off exponentially, or as long as the gateway asked, within the cap.
+    const backoff = notFound
+      ? Math.min(exponential, NOT_FOUND_MAX_BACKOFF_MS)
+      : Math.min(error.options.retryAfterMs ?? exponential, MAX_BACKOFF_MS);
     await updateGenerationIf({
       where: { id, state: "PENDING" },
-      data: { pollFailures: { increment: 1 }, pollNotFound: notFound ? { increment: 1 } : 0, pollLeaseUntil: new Date(Date.now() + backoff) },
+      data: {
+        pollFailures: { increment: 1 },
+        pollNotFound: notFound ? { increment: 1 } : 0,
+        notFoundSince: since,
+        pollLeaseUntil: new Date(Date.now() + backoff),
+      },
     });
-    await recordDelivery({ generationId: id, taskId, source: "POLL", outcome: "ERROR", detail: `${error.kind}: ${error.message}` });
+    const lost = since !== null && isLost(since, now.getTime());
+    const detail = `${error.kind}: ${error.message}${lost ? " (flagged lost; still open to a real report)" : ""}`;
+    await recordDelivery({ generationId: id, taskId, source: "POLL", outcome: "ERROR", detail });
   }
   return true;
-}
-
-function lostTask(taskId: string): TaskSnapshot {
-  return {
-    taskId,
-    state: "FAILURE",
-    resultUrls: [],
-    creditsConsumed: 0,
-    failCode: "task_not_found",
-    failMessage: "The gateway no longer knows this task, so it will not finish.",
-    metadata: {},
-  };
 }

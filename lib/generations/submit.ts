@@ -6,7 +6,7 @@ import { AppError, type ErrorCode } from "@/lib/errors";
 import { GatewayError, submitTask } from "@/lib/gateway/client";
 import type { ModelSpec } from "@/lib/models/catalog";
 import type { GenerationInput } from "@/lib/models/input-schema";
-import { callbackUrlFor } from "./callback-url";
+import { callbacksReachable, callbackUrlFor } from "./callback-url";
 import { searchText } from "./search-text";
 import { toGeneration, type Generation } from "./generation";
 import { updateGenerationIf } from "./update-if";
@@ -17,26 +17,40 @@ const MAX_RETRY_WAIT_MS = 5_000;
 
 export type SubmitResult = { generation: Generation; error?: AppError };
 
+/** How long an Idempotency-Key answers for its first request; after that it may be used afresh. */
+export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3_600_000;
+
 export async function submitGeneration({
   model,
   input,
-  idempotencyKey,
+  idempotency,
 }: {
   model: ModelSpec;
   input: GenerationInput;
-  idempotencyKey?: string;
+  /** The visitor-scoped key and the hash of the request it came with (see createGeneration). */
+  idempotency?: { key: string; requestHash: string };
 }): Promise<SubmitResult> {
   const { prompt, ...rest } = input;
   let row;
   try {
     row = await prisma.generation.create({
-      // gallery-ux (#17): promptSearch feeds the gallery's search.
-      data: { model: model.id, prompt, input: JSON.stringify(rest), idempotencyKey, promptSearch: searchText(prompt) },
+      data: {
+        model: model.id,
+        prompt,
+        input: JSON.stringify(rest),
+        idempotencyKey: idempotency?.key,
+        requestHash: idempotency?.requestHash,
+        // Stored from the start, so that a failed or abandoned submission says what will really happen.
+        callbackEnabled: callbacksReachable(),
+        promptSearch: searchText(prompt), // gallery-ux (#17): feeds the gallery's search
+      },
     });
   } catch (error) {
     // Two concurrent submissions of the same form: the second finds the first.
-    const replay = idempotencyKey ? await replaySubmission({ idempotencyKey }) : undefined;
+    const replay = idempotency ? await replaySubmission(idempotency) : undefined;
     if (replay) return replay;
+    // The key's first holder expired and was released between the check and this insert.
+    if (idempotency) throw new AppError("conflict", "This Idempotency-Key is being reused right now; try again in a moment.");
     throw error;
   }
 
@@ -62,6 +76,7 @@ export async function submitGeneration({
         // claims this generation (receive-callback.ts).
         errorCode: storedCode(error),
         errorMessage: failure.message,
+        callbackEnabled: webhookUrl !== undefined,
         completedAt: new Date(),
       },
     });
@@ -78,13 +93,25 @@ const REPLAYED_ERRORS: Record<string, ErrorCode> = {
 };
 
 /**
- * The answer to a submission repeated with the same idempotency key: the
- * generation it made, with the same refusal if it was refused, or 409 while
- * the first request is still with the gateway. Undefined for a new key.
+ * The answer to a submission repeated with the same idempotency key (Stripe's
+ * and the IETF draft's rules): the generation it made, with the same refusal
+ * if it was refused; 409 while the first request is still with the gateway;
+ * 422 if the key comes with a different request. Undefined for a new key, or
+ * for one older than IDEMPOTENCY_KEY_TTL_MS, which is released for reuse.
  */
-export async function replaySubmission({ idempotencyKey }: { idempotencyKey: string }): Promise<SubmitResult | undefined> {
-  const existing = await prisma.generation.findUnique({ where: { idempotencyKey } });
+export async function replaySubmission({ key, requestHash }: { key: string; requestHash: string }): Promise<SubmitResult | undefined> {
+  const existing = await prisma.generation.findUnique({ where: { idempotencyKey: key } });
   if (!existing) return undefined;
+  if (Date.now() - existing.createdAt.getTime() > IDEMPOTENCY_KEY_TTL_MS) {
+    await updateGenerationIf({ where: { id: existing.id, idempotencyKey: key }, data: { idempotencyKey: null } });
+    return undefined;
+  }
+  if (existing.requestHash !== requestHash) {
+    throw new AppError(
+      "idempotency_key_reused",
+      "This Idempotency-Key was already used for a different request. Send a new key with each new submission.",
+    );
+  }
   if (existing.state === "SUBMITTING") throw new AppError("conflict", "This submission is still being sent to the gateway; try again in a moment.");
   const generation = toGeneration(existing);
   if (existing.state !== "SUBMIT_FAILED") return { generation };
@@ -154,7 +181,14 @@ export function describeSubmitFailure(error: GatewayError, { followable }: { fol
   }
 }
 
-/** `submit_<kind>`, with a connection that was refused (never sent) told apart from one cut after sending. */
+/**
+ * `submit_<kind>`, with a connection refused (never sent: `submit_unreachable`)
+ * told apart from one cut after sending (`submit_no_answer`): only the latter,
+ * a timeout, a garbled answer or a crash may have started a task
+ * (ADOPTABLE_SUBMIT_FAILURES in receive-callback.ts).
+ */
 function storedCode(error: GatewayError): string {
-  return error.kind === "unavailable" && !error.options.mayHaveReachedGateway ? "submit_unreachable" : `submit_${error.kind}`;
+  if (error.kind !== "unavailable") return `submit_${error.kind}`;
+  if (!error.options.mayHaveReachedGateway) return "submit_unreachable";
+  return error.options.status === undefined ? "submit_no_answer" : "submit_unavailable";
 }

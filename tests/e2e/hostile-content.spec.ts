@@ -1,11 +1,9 @@
 // Hostile content in the browser: markup typed into a prompt shows as text and
 // never runs; result URLs with other schemes than http(s), even if one reached
 // the database, never become a link or a video source.
-import { createClient } from "@libsql/client";
 import { randomUUID } from "node:crypto";
-import path from "node:path";
 import type { Page } from "@playwright/test";
-import { APP_PORT } from "../../playwright.config";
+import { executeInAppDatabase } from "./database";
 import { expect, test } from "./fixtures";
 
 const PAYLOAD = `<img src=x onerror="window.__pwned=1;alert(1)"><script>window.__pwned=2;alert(2)</script><a href="javascript:alert(3)">click</a>`;
@@ -64,15 +62,13 @@ test("script and markup in a prompt are shown as text and never run", async ({ p
 test("result URLs of other schemes in the database are never a link or a video source", async ({ page, gallery, simulator }) => {
   const watch = guard(page);
   // Written straight into the app's database, as a bug or a hostile gateway might have left it.
-  const db = createClient({ url: `file:${path.resolve(`data/e2e-${APP_PORT}.db`)}` });
   const id = `hostile${randomUUID().replaceAll("-", "").slice(0, 18)}`;
-  const now = new Date().toISOString();
-  await db.execute({
-    sql: `INSERT INTO "Generation" ("id", "taskId", "model", "state", "prompt", "resultUrls", "creditsConsumed", "createdAt", "updatedAt", "completedAt")
-          VALUES (?, ?, 'alpha-2.5-text-to-video-480p', 'SUCCESS', ?, ?, 0.5, ?, ?, ?)`,
-    args: [id, `task_${id}`, simulator.prompt("hostile result"), JSON.stringify(HOSTILE_URLS), now, now, now],
-  });
-  db.close();
+  const now = new Date();
+  await executeInAppDatabase(
+    `INSERT INTO "Generation" ("id", "taskId", "model", "state", "prompt", "resultUrls", "creditsConsumed", "createdAt", "updatedAt", "completedAt")
+     VALUES (?, ?, 'alpha-2.5-text-to-video-480p', 'SUCCESS', ?, ?, 0.5, ?, ?, ?)`,
+    [id, `task_${id}`, simulator.prompt("hostile result"), JSON.stringify(HOSTILE_URLS), now, now, now],
+  );
 
   const api = await page.request.get(`/api/generations/${id}`);
   expect(((await api.json()) as { resultUrls: string[] }).resultUrls).toEqual([]);

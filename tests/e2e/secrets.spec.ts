@@ -3,10 +3,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { callbackTokenFor } from "../../lib/generations/callback-token";
-import { E2E_GATEWAY_API_KEY, E2E_WEBHOOK_SECRET } from "../../playwright.config";
+import { E2E_CRON_SECRET, E2E_GATEWAY_API_KEY, E2E_WEBHOOK_SECRET } from "../../playwright.config";
 import { expect, test } from "./fixtures";
 
-const SECRETS = { GATEWAY_API_KEY: E2E_GATEWAY_API_KEY, WEBHOOK_SECRET: E2E_WEBHOOK_SECRET };
+const SECRETS = { GATEWAY_API_KEY: E2E_GATEWAY_API_KEY, WEBHOOK_SECRET: E2E_WEBHOOK_SECRET, CRON_SECRET: E2E_CRON_SECRET };
 const distDir = process.env.NEXT_DIST_DIR || ".next";
 
 function filesUnder(dir: string): string[] {

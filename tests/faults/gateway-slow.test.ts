@@ -11,7 +11,13 @@ import { expectNothingLost } from "./support/invariants";
 
 useFreshDatabase("slow");
 let slowPolls = 0;
-const proxy = await startFaultProxy(({ method }) => (method === "GET" && slowPolls > 0 ? { delayMs: slowPolls } : {}));
+let slowSubmits = 0;
+// The delay is on the way to the gateway: a slow submit still starts its task,
+// after the app has stopped waiting; status calls stay quick, so the callback
+// that adopts the task can confirm it (receive-callback.ts).
+const proxy = await startFaultProxy(({ method }) =>
+  method === "GET" && slowPolls > 0 ? { delayMs: slowPolls } : method === "POST" && slowSubmits > 0 ? { delayMs: slowSubmits } : {},
+);
 const app = await startApp({ env: { GATEWAY_BASE_URL: proxy.url, GATEWAY_TIMEOUT_MS: "1000" } });
 proxy.setTarget(app.simulator.baseUrl);
 const { prisma } = await import("@/lib/db");
@@ -24,8 +30,9 @@ afterAll(async () => {
 
 test.each([1, 2, 3])("round %i: submit times out, the gateway starts the task anyway: sent once, adopted by its callback, charged once", async () => {
   const marker = uniqueMarker("submit-timeout");
-  await app.simulator.scenario({ match: marker, latencyMs: 1_500, pendingMs: 200 });
-  const { status, body } = await submitPrompt(app, `glacier ${marker}`);
+  await app.simulator.scenario({ match: marker, pendingMs: 200 });
+  slowSubmits = 1_500;
+  const { status, body } = await submitPrompt(app, `glacier ${marker}`).finally(() => (slowSubmits = 0));
   expect(status).toBe(503);
   const id = (body.generation as { id: string }).id;
   expect(await prisma.generation.findUniqueOrThrow({ where: { id } })).toMatchObject({ state: "SUBMIT_FAILED", errorCode: "submit_timeout", creditsConsumed: 0 });

@@ -64,27 +64,25 @@ test.each([1, 2])("round %i: tasks pending when the gateway dies are never charg
   expect(await readGeneration(app, ids[0]!)).toMatchObject({ state: "PENDING", overdue: true });
 });
 
-// A task the gateway has forgotten (docs/RELIABILITY.md, gap 2, fixed) ends as
-// FAILURE after repeated 404s instead of staying PENDING forever, but only
-// once it is old enough that a gateway restart is not the likelier story.
-test("a task the gateway answers 404 for, again and again, ends as FAILURE with 0 credits once it is old", async () => {
+// A task the gateway has forgotten (docs/RELIABILITY.md, gap 2; #12) is never
+// failed on a guess: the 404s flag it, after TASK_LOST_AFTER_MS it shows as
+// lost, and it stays open to a real report. Nothing is charged meanwhile.
+test("a task the gateway answers 404 for, again and again, is flagged and then lost, never failed", async () => {
   const marker = uniqueMarker("404");
   await control.scenario({ match: marker, pendingMs: 600_000 });
   const { body } = await submitPrompt(app, `quarry ${marker}`);
   const id = body.id as string;
   await restartGateway();
-  for (let i = 0; i < 4; i++) await pollNow([id]);
-  const young = await prisma.generation.findUniqueOrThrow({ where: { id } });
-  expect(young).toMatchObject({ state: "PENDING" });
-  expect(young.pollNotFound).toBeGreaterThanOrEqual(3);
-
   await prisma.generation.update({ where: { id }, data: { createdAt: new Date(Date.now() - 11 * 60_000) } });
+  for (let i = 0; i < 4; i++) await pollNow([id]);
+  const flagged = await prisma.generation.findUniqueOrThrow({ where: { id } });
+  expect(flagged).toMatchObject({ state: "PENDING", creditsConsumed: null, errorCode: null, pollNotFound: 4 });
+  expect(await readGeneration(app, id)).toMatchObject({ state: "PENDING", notFoundSince: flagged.notFoundSince!.toISOString(), lost: false });
+
+  await prisma.generation.update({ where: { id }, data: { notFoundSince: new Date(Date.now() - 7 * 3_600_000) } });
   await pollNow([id]);
-  expect(await prisma.generation.findUniqueOrThrow({ where: { id } })).toMatchObject({
-    state: "FAILURE",
-    creditsConsumed: 0,
-    errorCode: "task_not_found",
-  });
+  expect(await readGeneration(app, id)).toMatchObject({ state: "PENDING", creditsConsumed: null, lost: true });
+  expect(await control.credits()).toBe(startCredits);
 });
 
 test("a submit in flight when the gateway dies fails honestly (0 credits, sent once); after the restart submits work again", async () => {

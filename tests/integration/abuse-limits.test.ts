@@ -1,17 +1,21 @@
 // The per-visitor submission limit (kept in the database) and the optional
 // access gate of deployed instances.
-import { afterAll, describe, expect, test } from "vitest";
+import { afterAll, beforeEach, describe, expect, test } from "vitest";
 import { NextRequest } from "next/server";
 import { startApp } from "../support/app";
 import { submitPrompt } from "../support/generations";
 import { uniqueMarker } from "../support/simulator-control";
 
-const app = await startApp({ env: { SUBMIT_RATE_LIMIT: "3", SUBMIT_RATE_WINDOW_SECONDS: "60", APP_PASSWORD: "correct horse battery" } });
+// An hour's window: a test's few seconds almost never straddle two fixed windows.
+const app = await startApp({ env: { SUBMIT_RATE_LIMIT: "3", SUBMIT_RATE_WINDOW_SECONDS: "3600", APP_PASSWORD: "correct horse battery" } });
 const { prisma } = await import("@/lib/db");
 const { hitRateLimit } = await import("@/lib/rate-limit");
 const { proxy } = await import("@/proxy");
 
 afterAll(() => app.close());
+// Every submission here comes from 127.0.0.1, one visitor: each test (and its
+// retry on CI) starts with that visitor's window empty.
+beforeEach(() => prisma.rateLimit.deleteMany({ where: { key: { startsWith: "submit:" } } }));
 
 describe("submission rate limit", () => {
   test("the fourth submission in a window → 429 with Retry-After; nothing stored or sent", async () => {
@@ -24,6 +28,23 @@ describe("submission rate limit", () => {
     expect(Number(fourth.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(await prisma.generation.count({ where: { prompt: { contains: marker } } })).toBe(3);
     expect((await app.simulator.requests(marker)).filter((r) => r.method === "POST")).toHaveLength(3);
+  });
+
+  test("a spoofed X-Forwarded-For does not make a new visitor: the socket's address is the key", async () => {
+    const marker = uniqueMarker("spoof");
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      statuses.push((await submitPrompt(app, `spoof ${i} ${marker}`, {}, { "X-Forwarded-For": `10.9.8.${i}` })).status);
+    }
+    expect(statuses).toEqual([201, 201, 201, 429, 429, 429]);
+    expect((await app.simulator.requests(marker)).filter((r) => r.method === "POST")).toHaveLength(3);
+  });
+
+  test("windows of visitors long gone are pruned", async () => {
+    const stale = `test:${uniqueMarker("gone")}`;
+    await prisma.rateLimit.create({ data: { key: stale, windowStart: new Date(Date.now() - 2 * 86_400_000), count: 1 } });
+    await hitRateLimit({ key: `test:${uniqueMarker("new")}`, limit: 3, windowSeconds: 60 });
+    expect(await prisma.rateLimit.findUnique({ where: { key: stale } })).toBeNull();
   });
 
   test("the counter resets in the next window and is shared by concurrent hits", async () => {

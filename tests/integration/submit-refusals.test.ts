@@ -6,7 +6,8 @@ import { startApp, waitFor } from "../support/app";
 import { readGeneration, submitPrompt } from "../support/generations";
 import { uniqueMarker } from "../support/simulator-control";
 
-const app = await startApp({ env: { GATEWAY_TIMEOUT_MS: "1000" } });
+// One trusted proxy: X-Forwarded-For tells visitors apart (idempotency keys are per visitor).
+const app = await startApp({ env: { GATEWAY_TIMEOUT_MS: "1000", TRUSTED_PROXY_HOPS: "1" } });
 const { prisma } = await import("@/lib/db");
 
 afterAll(() => app.close());
@@ -83,19 +84,17 @@ describe("refusals at submit", () => {
     expect((await submits(retried.marker)).map((r) => r.status)).toEqual([503, 200]);
   });
 
-  test("a timeout after sending is not retried; the task the gateway started anyway is adopted by its callback", async () => {
+  // That the task the gateway started anyway is then adopted by its callback
+  // (confirmed by a GET that answers in time) is tests/faults/gateway-slow.test.ts.
+  test("a timeout after sending is not retried, and the generation says a started task may still appear", async () => {
     const { marker, status, body } = await refused("slow", { latencyMs: 1500, pendingMs: 200 });
     expect(status).toBe(503);
-    expect((body.error as { message: string }).message).toMatch(/did not answer in time/);
+    expect((body.error as { message: string }).message).toMatch(/did not answer in time.*if it started the task anyway, the result will appear here/);
     const id = (body.generation as { id: string }).id;
-    expect(await readGeneration(app, id)).toMatchObject({ state: "SUBMIT_FAILED", error: { code: "submit_timeout" } });
-    // The gateway did create the task, finishes it and calls back: the user sees what they pay for.
-    const adopted = await waitFor(async () => {
-      const generation = await readGeneration(app, id);
-      return generation.state === "SUCCESS" ? generation : null;
-    });
-    const [task] = await app.simulator.tasks(marker);
-    expect(adopted).toMatchObject({ taskId: task!.taskId, creditsConsumed: task!.creditsConsumed, error: null });
+    expect(await readGeneration(app, id)).toMatchObject({ state: "SUBMIT_FAILED", creditsConsumed: 0, error: { code: "submit_timeout" } });
+    // The gateway logs the submit once it has answered it (after its latency): one, never a retry.
+    await waitFor(async () => (await app.simulator.tasks(marker)).length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 700));
     expect(await submits(marker)).toHaveLength(1);
   });
 
@@ -128,7 +127,8 @@ describe("never submit twice", () => {
     expect(ids.size).toBe(1);
     const again = await submitPrompt(app, `double click ${marker}`, {}, { "Idempotency-Key": key });
     expect(again).toMatchObject({ status: 201, body: { id: [...ids][0] } });
-    expect(await prisma.generation.count({ where: { idempotencyKey: key } })).toBe(1);
+    // Stored under the visitor's scope: "<visitor>:<key>".
+    expect(await prisma.generation.count({ where: { idempotencyKey: { endsWith: `:${key}` } } })).toBe(1);
     expect(await submits(marker)).toHaveLength(1);
   });
 
@@ -141,6 +141,56 @@ describe("never submit twice", () => {
     expect([first.status, second.status]).toEqual([402, 402]);
     expect(second.body.error).toEqual(first.body.error);
     expect(await submits(marker)).toHaveLength(1);
+  });
+
+  test("the same key with a different request → 422 with a clear message; the second is never sent", async () => {
+    const marker = uniqueMarker("idem-other");
+    const key = `form-${marker.replace(/\W/g, "")}`;
+    const first = await submitPrompt(app, `first ${marker}`, {}, { "Idempotency-Key": key });
+    expect(first.status).toBe(201);
+    const second = await submitPrompt(app, `second ${marker}`, {}, { "Idempotency-Key": key });
+    expect(second.status).toBe(422);
+    expect(second.body.error).toEqual({
+      code: "idempotency_key_reused",
+      message: "This Idempotency-Key was already used for a different request. Send a new key with each new submission.",
+    });
+    const changedInput = await submitPrompt(app, `first ${marker}`, { duration: 3 }, { "Idempotency-Key": key });
+    expect(changedInput.status).toBe(422);
+    expect(await prisma.generation.count({ where: { prompt: { contains: marker } } })).toBe(1);
+    expect((await submits(marker)).map((r) => r.prompt)).toEqual([`first ${marker}`]);
+  });
+
+  test("while the first request is with the gateway, the same key → 409", async () => {
+    const marker = uniqueMarker("idem-inflight");
+    await app.simulator.scenario({ match: marker, latencyMs: 600 });
+    const key = `form-${marker.replace(/\W/g, "")}`;
+    const first = submitPrompt(app, `slow ${marker}`, {}, { "Idempotency-Key": key });
+    await waitFor(() => prisma.generation.findFirst({ where: { prompt: { contains: marker } } }));
+    const second = await submitPrompt(app, `slow ${marker}`, {}, { "Idempotency-Key": key });
+    expect(second.status).toBe(409);
+    expect((await first).status).toBe(201);
+    expect(await submits(marker)).toHaveLength(1);
+  });
+
+  test("keys are per visitor: another visitor's identical key is another submission", async () => {
+    const marker = uniqueMarker("idem-scope");
+    const key = `form-${marker.replace(/\W/g, "")}`;
+    const alice = await submitPrompt(app, `shared key ${marker}`, {}, { "Idempotency-Key": key, "X-Forwarded-For": "203.0.113.10" });
+    const bob = await submitPrompt(app, `shared key ${marker}`, {}, { "Idempotency-Key": key, "X-Forwarded-For": "203.0.113.11" });
+    expect([alice.status, bob.status]).toEqual([201, 201]);
+    expect(bob.body.id).not.toBe(alice.body.id);
+    expect(await submits(marker)).toHaveLength(2);
+  });
+
+  test("a key expires after 24 hours: then it starts a new submission", async () => {
+    const marker = uniqueMarker("idem-expired");
+    const key = `form-${marker.replace(/\W/g, "")}`;
+    const first = await submitPrompt(app, `again tomorrow ${marker}`, {}, { "Idempotency-Key": key });
+    await prisma.generation.update({ where: { id: first.body.id as string }, data: { createdAt: new Date(Date.now() - 25 * 3_600_000) } });
+    const later = await submitPrompt(app, `again tomorrow ${marker}`, {}, { "Idempotency-Key": key });
+    expect(later.status).toBe(201);
+    expect(later.body.id).not.toBe(first.body.id);
+    expect(await submits(marker)).toHaveLength(2);
   });
 
   test("a malformed Idempotency-Key → 400, nothing sent", async () => {

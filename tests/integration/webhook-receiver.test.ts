@@ -211,3 +211,86 @@ describe("applying outcomes", () => {
     expect(sources.map((d) => `${d.source}:${d.outcome}`)).toEqual(["POLL:APPLIED", "CALLBACK:DUPLICATE"]);
   });
 });
+
+describe("adoption: a generation that never stored its taskId", () => {
+  /** Every status request the gateway got for this task id (the simulator logs all requests). */
+  const statusCalls = async (taskId: string) => (await app.simulator.requests("")).filter((r) => r.method === "GET" && r.path === `/api/generate/${taskId}`).length;
+  const forged = (taskId: string) => ({ taskId, state: "SUCCESS", resultUrls: ["https://attacker.example/x.mp4"], creditsConsumed: 999 });
+
+  /** A generation whose submit the gateway answered with a cut connection: its task exists, its row never learned the id. */
+  async function lostAnswer(label: string) {
+    const marker = uniqueMarker(label);
+    await app.simulator.scenario({ match: marker, submitDrop: "after", pendingMs: 600_000, callback: { mode: "drop" } });
+    const { status, body } = await submitPrompt(app, `lost answer ${marker}`);
+    expect(status).toBe(503);
+    const id = (body.generation as { id: string }).id;
+    const [task] = await app.simulator.tasks(marker);
+    expect(await prisma.generation.findUniqueOrThrow({ where: { id } })).toMatchObject({ state: "SUBMIT_FAILED", taskId: null, errorCode: "submit_no_answer" });
+    return { marker, id, taskId: task!.taskId, token: callbackTokenFor(id, env.WEBHOOK_SECRET) };
+  }
+
+  test.each([
+    ["402 insufficient credits", { submitStatus: 402 }],
+    ["422 invalid input", { submitStatus: 422 }],
+    ["401 bad key", { submitStatus: 401 }],
+  ])("a submission refused with %s can never be claimed, even with its token; the gateway is not asked", async (_name, scenario) => {
+    const marker = uniqueMarker("refused");
+    await app.simulator.scenario({ match: marker, ...scenario });
+    const { body } = await submitPrompt(app, `refused ${marker}`);
+    const id = (body.generation as { id: string }).id;
+    const before = await snapshot(id);
+    const response = await deliver(callbackTokenFor(id, env.WEBHOOK_SECRET), forged("task_that_never_existed"));
+    expect(response.status).toBe(404);
+    expect(await snapshot(id)).toEqual(before);
+    expect(before.row).toMatchObject({ state: "SUBMIT_FAILED", creditsConsumed: 0, taskId: null });
+    expect(await statusCalls("task_that_never_existed")).toBe(0);
+  });
+
+  test("a complete body naming a task the gateway does not know is confirmed first, and refused", async () => {
+    const g = await lostAnswer("unknown-task");
+    const before = await snapshot(g.id);
+    const response = await deliver(g.token, forged("task_that_never_existed"));
+    expect(response.status).toBe(404);
+    expect(await snapshot(g.id)).toEqual(before);
+  });
+
+  test("a complete body is only a hint: what is written is the task the gateway confirms", async () => {
+    const g = await lostAnswer("confirm");
+    const task = await settled(g.marker);
+    const response = await deliver(g.token, forged(g.taskId));
+    expect(await response.json()).toEqual({ ok: true, outcome: "APPLIED" });
+    expect((await snapshot(g.id)).row).toMatchObject({
+      state: "SUCCESS",
+      taskId: g.taskId,
+      creditsConsumed: task.creditsConsumed,
+      resultUrls: JSON.stringify(task.resultUrls),
+      errorCode: null,
+    });
+    expect(await statusCalls(g.taskId)).toBe(1);
+  });
+
+  test("a body naming another generation's task → 409, never 500, and neither row changes", async () => {
+    const owner = await pendingGeneration("owner");
+    const g = await lostAnswer("thief");
+    const before = [await snapshot(owner.id), await snapshot(g.id)];
+    const response = await deliver(g.token, { taskId: owner.taskId, state: "PENDING" });
+    expect(response.status).toBe(409);
+    expect([await snapshot(owner.id), await snapshot(g.id)]).toEqual(before);
+  });
+});
+
+describe("credits that are not a plain amount", () => {
+  test.each([
+    ["an empty string", ""],
+    ["false", false],
+    ["a hex string", "0x1F"],
+    ["1e308", 1e308],
+  ])("SUCCESS with creditsConsumed %s is confirmed with the gateway: the real charge is stored", async (_name, creditsConsumed) => {
+    const g = await pendingGeneration("credits");
+    const task = await settled(g.marker);
+    const response = await deliver(g.token, { ...task, creditsConsumed });
+    expect(await response.json()).toEqual({ ok: true, outcome: "APPLIED" });
+    expect((await snapshot(g.id)).row).toMatchObject({ state: "SUCCESS", creditsConsumed: task.creditsConsumed });
+    expect((await app.simulator.requests(g.marker)).filter((r) => r.method === "GET")).toHaveLength(1);
+  });
+});

@@ -2,6 +2,7 @@
 // node:http server, as Next would call them: integration and fault tests reach
 // the app over HTTP on loopback, and so do the simulator's callbacks.
 import http from "node:http";
+import { stampPeerAddress } from "@/lib/peer-address";
 
 type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
@@ -22,12 +23,12 @@ export function createRouteServer(): http.Server {
     const handler = (await found.load())[req.method ?? "GET"] as Handler | undefined;
     // Next answers 405 itself for methods a route does not export.
     if (!handler) return void res.writeHead(405).end();
+    // As instrumentation.ts does under `next start`: the socket's address ends the chain.
+    stampPeerAddress(req);
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
-    // As a proxy in front of the app would: the client's address.
-    if (!headers.has("x-forwarded-for")) headers.set("x-forwarded-for", req.socket.remoteAddress ?? "");
     const response = await handler(
       new Request(url, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined }),
       { params: Promise.resolve({ ...found.match!.groups }) },

@@ -24,6 +24,31 @@ describe("readCallbackBody", () => {
     expect(readCallbackBody(JSON.stringify(body))).toMatchObject({ kind: "hint", taskId });
   });
 
+  test.each([
+    ["an empty string", ""],
+    ["blanks", "  "],
+    ["false", false],
+    ["true", true],
+    ["an empty array", []],
+    ["an array of a number", [7]],
+    ["a hex string", "0x1F"],
+    ["an exponent string", "1e3"],
+    ["a negative number", -1],
+    ["a number past any price", 1e308],
+    ["an object", { amount: 1 }],
+  ])("SUCCESS whose creditsConsumed is %s is a hint, never a charge of 0 (or 1, 7, 31…)", (_name, creditsConsumed) => {
+    expect(readCallbackBody(JSON.stringify({ ...task, creditsConsumed }))).toMatchObject({ kind: "hint", taskId: "task_1" });
+  });
+
+  test.each([
+    [0, 0],
+    [0.2816, 0.2816],
+    ["0.2816", 0.2816],
+    ["3", 3],
+  ])("creditsConsumed %j is a charge of %d", (creditsConsumed, charged) => {
+    expect(readCallbackBody(JSON.stringify({ ...task, creditsConsumed }))).toMatchObject({ kind: "complete", snapshot: { creditsConsumed: charged } });
+  });
+
   test("drops result URLs that are not http(s)", () => {
     const reading = readCallbackBody(JSON.stringify({ ...task, resultUrls: ["javascript:alert(1)", "https://ok.example/a.mp4"] }));
     expect(reading).toMatchObject({ kind: "complete", snapshot: { resultUrls: ["https://ok.example/a.mp4"] } });

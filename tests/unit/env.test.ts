@@ -33,6 +33,32 @@ describe("parseEnv", () => {
     expect(env.WEBHOOK_SECRET).toBe(remote.WEBHOOK_SECRET);
   });
 
+  const strong = "0123456789abcdef0123456789abcdef";
+  test.each([
+    ["no secrets at all", { NODE_ENV: "production" }, ["WEBHOOK_SECRET: is required in production", "CRON_SECRET: is required in production"]],
+    ["no secrets, with the simulator on loopback", { NODE_ENV: "production", GATEWAY_BASE_URL: "http://127.0.0.1:4010" }, ["WEBHOOK_SECRET: is required", "CRON_SECRET: is required"]],
+    ["no secrets, with a tunnel on localhost", { NODE_ENV: "production", GATEWAY_BASE_URL: "http://localhost:8080", GATEWAY_API_KEY: "real" }, ["WEBHOOK_SECRET: is required", "CRON_SECRET: is required"]],
+    ["a short webhook secret", { NODE_ENV: "production", WEBHOOK_SECRET: "sixteen-chars-ok", CRON_SECRET: strong }, ["WEBHOOK_SECRET: is too short"]],
+    ["a short cron secret", { NODE_ENV: "production", WEBHOOK_SECRET: strong, CRON_SECRET: "dev-only-cron-secret" }, ["CRON_SECRET: is too short"]],
+    ["only the cron secret", { ...remote, NODE_ENV: "production", CRON_SECRET: strong }, ["WEBHOOK_SECRET"]],
+  ])("production refuses to start with %s, and says how to make a secret", (_name, source, messages) => {
+    const attempt = () => parseEnv(source as Record<string, string | undefined>);
+    for (const message of messages) expect(attempt).toThrow(message);
+    expect(attempt).toThrow("openssl rand -hex 32");
+  });
+
+  test.each([
+    ["the local simulator", {}],
+    ["a remote gateway", remote],
+  ])("production with explicit secrets of 32+ characters starts (%s)", (_name, source) => {
+    const env = parseEnv({ ...source, NODE_ENV: "production", WEBHOOK_SECRET: strong, CRON_SECRET: `${strong}x` });
+    expect([env.WEBHOOK_SECRET, env.CRON_SECRET]).toEqual([strong, `${strong}x`]);
+  });
+
+  test("`next build` (NODE_ENV=production) loads the routes without secrets", () => {
+    expect(() => parseEnv({ NODE_ENV: "production", NEXT_PHASE: "phase-production-build" })).not.toThrow();
+  });
+
   test("a libSQL server URL is kept as it is; a file path is resolved against the project root", () => {
     expect(parseEnv({ DATABASE_URL: "libsql://db.example.turso.io" }).DATABASE_URL).toBe("libsql://db.example.turso.io");
     expect(parseEnv({ DATABASE_URL: "file:./other.db" }).DATABASE_URL).toBe(`file:${process.cwd()}/other.db`);

@@ -1,7 +1,15 @@
-import { checkDatabase } from "@/lib/health";
+import { AppError } from "@/lib/errors";
+import { checkDatabase, checkEverything, hasCronSecret } from "@/lib/health";
 import { route } from "@/lib/http";
 
-export const GET = route(async () => {
+export const GET = route(async (request) => {
+  if (new URL(request.url).searchParams.get("verbose") === "1") {
+    if (!hasCronSecret(request.headers.get("authorization"))) {
+      throw new AppError("unauthorized", "The verbose report needs Authorization: Bearer $CRON_SECRET.");
+    }
+    const report = await checkEverything();
+    return Response.json(report, { status: report.ok ? 200 : 503, headers: { "Cache-Control": "no-store" } });
+  }
   const database = await checkDatabase();
   return Response.json({ ok: database, database: database ? "ok" : "unavailable" }, { status: database ? 200 : 503 });
 });

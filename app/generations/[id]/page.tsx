@@ -94,7 +94,17 @@ export default async function GenerationPage({ params }: { params: Promise<{ id:
                 }
               />
               <Row term="Error" value={generation.error ? <code className="break-all">{generation.error.code}</code> : "—"} />
-              <Row term="Callbacks" value={generation.callbackEnabled ? "enabled" : "disabled: followed by polling"} />
+              <Row term="Callbacks" value={describeCallbacks(generation)} />
+              {generation.notFoundSince ? (
+                <Row
+                  term="Gateway"
+                  value={
+                    generation.lost
+                      ? "lost: the gateway has not known this task for hours; still checked now and then, and a late result still appears here"
+                      : "the gateway does not know this task (yet); checked again on a long backoff"
+                  }
+                />
+              ) : null}
               <Row term="Overdue" value={generation.overdue ? "yes: taking far longer than usual" : "no"} />
               <Row term="Created" value={<Timestamp iso={generation.createdAt} />} />
               <Row term="Updated" value={<Timestamp iso={generation.updatedAt} />} />
@@ -138,6 +148,14 @@ export default async function GenerationPage({ params }: { params: Promise<{ id:
       </details>
     </main>
   );
+}
+
+/** What callbacks will really do for this generation. */
+function describeCallbacks(generation: { callbackEnabled: boolean; taskId: string | null }): string {
+  if (generation.callbackEnabled) return "enabled";
+  return generation.taskId
+    ? "disabled: followed by polling"
+    : "disabled: a task the gateway may have started cannot be followed here";
 }
 
 function Row({ term, value }: { term: string; value: React.ReactNode }) {

@@ -14,18 +14,20 @@ CREATE TABLE "new_Generation" (
     "errorCode" TEXT,
     "errorMessage" TEXT,
     "idempotencyKey" TEXT,
+    "requestHash" TEXT,
     "callbackEnabled" BOOLEAN NOT NULL DEFAULT true,
     "lastHeardAt" DATETIME,
     "pollLeaseUntil" DATETIME,
     "pollFailures" INTEGER NOT NULL DEFAULT 0,
     "pollNotFound" INTEGER NOT NULL DEFAULT 0,
+    "notFoundSince" DATETIME,
     "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updatedAt" DATETIME NOT NULL,
     "completedAt" DATETIME,
     "deletedAt" DATETIME,
     "promptSearch" TEXT NOT NULL DEFAULT ''
 );
-INSERT INTO "new_Generation" ("callbackEnabled", "completedAt", "createdAt", "creditsConsumed", "errorCode", "errorMessage", "gatewayMetadata", "id", "idempotencyKey", "input", "lastHeardAt", "model", "pollFailures", "pollLeaseUntil", "pollNotFound", "prompt", "resultUrls", "state", "taskId", "updatedAt") SELECT "callbackEnabled", "completedAt", "createdAt", "creditsConsumed", "errorCode", "errorMessage", "gatewayMetadata", "id", "idempotencyKey", "input", "lastHeardAt", "model", "pollFailures", "pollLeaseUntil", "pollNotFound", "prompt", "resultUrls", "state", "taskId", "updatedAt" FROM "Generation";
+INSERT INTO "new_Generation" ("callbackEnabled", "completedAt", "createdAt", "creditsConsumed", "errorCode", "errorMessage", "gatewayMetadata", "id", "idempotencyKey", "input", "lastHeardAt", "model", "notFoundSince", "pollFailures", "pollLeaseUntil", "pollNotFound", "prompt", "requestHash", "resultUrls", "state", "taskId", "updatedAt") SELECT "callbackEnabled", "completedAt", "createdAt", "creditsConsumed", "errorCode", "errorMessage", "gatewayMetadata", "id", "idempotencyKey", "input", "lastHeardAt", "model", "notFoundSince", "pollFailures", "pollLeaseUntil", "pollNotFound", "prompt", "requestHash", "resultUrls", "state", "taskId", "updatedAt" FROM "Generation";
 DROP TABLE "Generation";
 ALTER TABLE "new_Generation" RENAME TO "Generation";
 CREATE UNIQUE INDEX "Generation_taskId_key" ON "Generation"("taskId");

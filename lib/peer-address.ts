@@ -1,0 +1,70 @@
+// The socket's address, which route handlers cannot see: Next copies it into
+// X-Forwarded-For only when the client sent none, so under `next start` a
+// client could name any address it liked. Before Next reads a request, this
+// appends the socket's address to the chain (as a proxy would) and marks the
+// request with a per-process secret, so lib/rate-limit.ts knows the chain's
+// last entry is real. Installed by instrumentation.ts.
+import { randomBytes } from "node:crypto";
+import http, { type IncomingMessage } from "node:http";
+
+export const PEER_STAMP_HEADER = "x-framehook-peer-stamp";
+const STAMP = Symbol.for("framehook.peerStamp");
+type WithStamp = typeof globalThis & { [STAMP]?: string };
+
+/** This process's stamp: unguessable, shared by every bundle through globalThis. */
+function processStamp(): string {
+  const global = globalThis as WithStamp;
+  return (global[STAMP] ??= randomBytes(18).toString("base64url"));
+}
+
+/** Appends the socket's address to X-Forwarded-For and stamps the request; a client's own stamp header is replaced. */
+export function stampPeerAddress(request: IncomingMessage): void {
+  const peer = request.socket.remoteAddress ?? "unknown";
+  const sent = request.headers["x-forwarded-for"];
+  const chain = Array.isArray(sent) ? sent.join(", ") : sent;
+  request.headers["x-forwarded-for"] = chain ? `${chain}, ${peer}` : peer;
+  request.headers[PEER_STAMP_HEADER] = processStamp();
+}
+
+/** True when this request's X-Forwarded-For ends with the address its socket saw. */
+export function hasPeerStamp(headers: Headers): boolean {
+  const global = globalThis as WithStamp;
+  return global[STAMP] !== undefined && headers.get(PEER_STAMP_HEADER) === global[STAMP];
+}
+
+/**
+ * The client's address. With the socket's address appended and stamped
+ * (lib/peer-address.ts), the chain ends with the peer, and each of the
+ * TRUSTED_PROXY_HOPS proxies in front added the address it saw: the client is
+ * that many entries from the end. Entries further left are whatever the client
+ * wrote, so they never count; a chain shorter than the hops (a request that
+ * bypassed the proxies) falls back to the nearest address we know.
+ */
+export function clientAddress(headers: Headers, trustedHops: number): string {
+  const chain = (headers.get("x-forwarded-for") ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  // Unstamped (a host where instrumentation.ts does not see the socket, e.g.
+  // a platform's own proxy in front): the last entry is the nearest proxy's
+  // view, so the client is one entry nearer than with a stamp.
+  const hops = hasPeerStamp(headers) ? trustedHops : Math.max(0, trustedHops - 1);
+  return chain.at(-1 - hops) ?? chain.at(-1) ?? "unknown";
+}
+
+/**
+ * Stamps every request of every HTTP server in this process before its
+ * listeners run. Next offers no hook into its server, so the shared
+ * prototype's emit is wrapped, once.
+ */
+export function installPeerStamp(): void {
+  const proto = http.Server.prototype as http.Server & { [STAMP]?: true };
+  if (proto[STAMP]) return;
+  proto[STAMP] = true;
+  processStamp();
+  const emit = proto.emit as (this: http.Server, event: string | symbol, ...args: unknown[]) => boolean;
+  proto.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]) {
+    if (event === "request") stampPeerAddress(args[0] as IncomingMessage);
+    return emit.call(this, event, ...args);
+  } as typeof proto.emit;
+}

@@ -1,0 +1,83 @@
+// The doctor's pure verdicts: what an answer at the callback address means,
+// which base URLs a remote gateway cannot call, and the production secret rule.
+import { describe, expect, test } from "vitest";
+import { classifyProbe, unreachableReason } from "@/lib/doctor/callbacks";
+import { checkCron, checkNodeVersion, checkSecrets, variableNames } from "@/lib/doctor/environment";
+
+describe("classifyProbe: GET on the receiver", () => {
+  test.each([
+    [405, {}, undefined],
+    [401, { "www-authenticate": "Basic" }, /password or deployment protection/],
+    [403, {}, /password or deployment protection/],
+    [302, { location: "https://vercel.com/sso-api?url=x" }, /redirect to https:\/\/vercel\.com\/sso-api/],
+    [308, { location: "https://www.example.com/api/webhooks/gateway" }, /a gateway does not follow redirects/],
+    [200, { "content-type": "text/html; charset=utf-8" }, /answered 200 \(text\/html\).*a page/],
+    [404, {}, /no Framehook receiver/],
+    [502, {}, /answered 502, not the receiver's 405/],
+  ])("%i → %s", (status, headers, problem) => {
+    const verdict = classifyProbe(status, new Headers(headers));
+    if (!problem) return expect(verdict).toEqual({ ok: true });
+    expect(verdict.ok).toBe(false);
+    if (!verdict.ok) expect(verdict.detail).toMatch(problem);
+  });
+});
+
+describe("unreachableReason: PUBLIC_BASE_URL as a remote gateway sees it", () => {
+  const vercel = { VERCEL_URL: "app-abc123-team.vercel.app", VERCEL_BRANCH_URL: "app-git-main-team.vercel.app", VERCEL_PROJECT_PRODUCTION_URL: "app.example.com" };
+  test.each([
+    ["http://localhost:3000", {}, /local, private or link-local/],
+    ["http://127.0.0.1:3000", {}, /local, private or link-local/],
+    ["http://192.168.1.20:3000", {}, /local, private or link-local/],
+    ["http://10.0.0.5", {}, /local, private or link-local/],
+    ["http://169.254.169.254", {}, /local, private or link-local/],
+    ["http://[fe80::1]:3000", {}, /local, private or link-local/],
+    ["http://[fd00::2]:3000", {}, /local, private or link-local/],
+    ["http://my-laptop.local:3000", {}, /local, private or link-local/],
+    ["https://app-abc123-team.vercel.app", vercel, /preview URL/],
+    ["https://app-git-main-team.vercel.app", vercel, /preview URL/],
+    ["https://app.example.com", vercel, undefined],
+    ["https://app-abc123-team.vercel.app", { VERCEL_URL: vercel.VERCEL_URL }, undefined],
+    ["https://studio.example.com/base", {}, undefined],
+  ])("%s", (url, source, problem) => {
+    const reason = unreachableReason(url, source);
+    if (problem) expect(reason).toMatch(problem);
+    else expect(reason).toBeUndefined();
+  });
+});
+
+describe("environment checks", () => {
+  test.each([
+    ["20.9.0", "ok"],
+    ["22.1.0", "ok"],
+    ["20.8.1", "fail"],
+    ["18.20.4", "fail"],
+  ])("Node %s → %s", (version, status) => {
+    expect(checkNodeVersion(version).status).toBe(status);
+  });
+
+  test.each([
+    [{ NODE_ENV: "development" }, "ok", undefined],
+    [{ NODE_ENV: "production", WEBHOOK_SECRET: "w".repeat(32), CRON_SECRET: "c".repeat(32) }, "ok", undefined],
+    [{ NODE_ENV: "production", WEBHOOK_SECRET: "w".repeat(31), CRON_SECRET: "c".repeat(32) }, "fail", /WEBHOOK_SECRET is too short/],
+    [{ NODE_ENV: "production", WEBHOOK_SECRET: "w".repeat(32) }, "fail", /CRON_SECRET is missing/],
+    [{ NODE_ENV: "production", WEBHOOK_SECRET: "", CRON_SECRET: "" }, "fail", /WEBHOOK_SECRET is missing, CRON_SECRET is missing/],
+  ])("secrets %j → %s", (source, status, detail) => {
+    const result = checkSecrets(source);
+    expect(result.status).toBe(status);
+    if (detail) expect(result.detail).toMatch(detail);
+    expect(JSON.stringify(result)).not.toMatch(/w{31}|c{32}/);
+  });
+
+  test("cron: no CRON_SECRET fails with the schedule to set up", () => {
+    expect(checkCron({ cronSecret: undefined, gatewayIsLocal: false })).toMatchObject({ status: "fail", fix: expect.stringContaining("/api/cron/reconcile") });
+    expect(checkCron({ cronSecret: "x".repeat(40), gatewayIsLocal: false }).status).toBe("ok");
+  });
+
+  test("a .env file's names are read, never its values", () => {
+    expect(variableNames("# comment\nGATEWAY_API_KEY=secret-value\nexport PUBLIC_BASE_URL = https://x\n  CRON_SECRET=\nnot a line\n")).toEqual([
+      "GATEWAY_API_KEY",
+      "PUBLIC_BASE_URL",
+      "CRON_SECRET",
+    ]);
+  });
+});
