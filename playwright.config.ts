@@ -20,6 +20,7 @@ const baseURL = `http://127.0.0.1:${APP_PORT}`;
 // in what the browser receives.
 export const E2E_GATEWAY_API_KEY = "fh-e2e-gateway-key-7Qx2vLr9Tz4mWc8N";
 export const E2E_WEBHOOK_SECRET = "fh-e2e-webhook-secret-Kp3sH6dYb1Rf5Ju0";
+export const E2E_ADMIN_PASSWORD = "fh-e2e-admin-password-Vt7Nq2";
 // `next start` is production: it refuses to start without both secrets (32+ characters).
 export const E2E_CRON_SECRET = "fh-e2e-cron-secret-Vb7nQ2xLm4Zr8Tk1Wd6";
 
@@ -82,6 +83,7 @@ export default defineConfig({
       PORT: String(APP_PORT),
       DATABASE_URL: E2E_DATABASE_URL,
       TEST_DATABASE: POSTGRES ? "postgres" : "sqlite",
+      MEDIA_LOCAL_DIR: `./data/e2e-${APP_PORT}-media`,
       GATEWAY_BASE_URL: SIMULATOR_URL,
       PUBLIC_BASE_URL: baseURL,
       POLL_STALE_MS: "2000",
@@ -94,6 +96,9 @@ export default defineConfig({
       CRON_SECRET: E2E_CRON_SECRET,
       // Every flow submits from 127.0.0.1; the limit has its own tests.
       SUBMIT_RATE_LIMIT: "0",
+      // Per visitor (each test's browser context is one): owners.spec.ts fills it; other flows stay far below.
+      SPEND_LIMIT_CREDITS: "6",
+      ADMIN_PASSWORD: E2E_ADMIN_PASSWORD,
       NEXT_TELEMETRY_DISABLED: "1",
     },
   },

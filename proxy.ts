@@ -1,20 +1,38 @@
-// The optional access gate for deployed instances: with APP_PASSWORD set,
-// every page and API asks for it (HTTP Basic auth, any user name). Callbacks,
-// health checks and the cron carry their own credentials and pass through.
+// In front of every page and API: the optional access gate for deployed
+// instances (with APP_PASSWORD set, HTTP Basic auth, any user name), then the
+// anonymous visitor cookie that getViewer() reads (lib/viewer.ts). Callbacks,
+// health checks and the cron carry their own credentials, act for no viewer,
+// and pass through.
 import { timingSafeEqual } from "node:crypto";
 import { NextResponse, type NextRequest } from "next/server";
 import { brand } from "@/lib/brand";
 import { env } from "@/lib/env";
+import { viewerCookieOptions, viewerSecret } from "@/lib/viewer";
+import { ensureViewerCookie, VIEWER_COOKIE } from "@/lib/viewer-cookie";
 
 const OPEN_PATHS = new Set(["/api/webhooks/gateway", "/api/health", "/api/ping", "/api/cron/reconcile"]);
 
 export function proxy(request: NextRequest) {
-  if (!env.APP_PASSWORD || OPEN_PATHS.has(request.nextUrl.pathname)) return NextResponse.next();
-  if (passwordMatches(request.headers.get("authorization"), env.APP_PASSWORD)) return NextResponse.next();
+  if (OPEN_PATHS.has(request.nextUrl.pathname)) return NextResponse.next();
+  if (!env.APP_PASSWORD || passwordMatches(request.headers.get("authorization"), env.APP_PASSWORD)) return withViewerCookie(request);
   return new NextResponse("Authentication required.", {
     status: 401,
     headers: { "WWW-Authenticate": `Basic realm="${brand.name}", charset="UTF-8"` },
   });
+}
+
+/**
+ * Server Components cannot set cookies, so the visitor's cookie is issued
+ * here: on the response for the browser, and on this very request so that
+ * the page rendering it already has its viewer.
+ */
+function withViewerCookie(request: NextRequest) {
+  const { value, renewed } = ensureViewerCookie(request.headers.get("cookie"), viewerSecret());
+  if (!renewed) return NextResponse.next();
+  request.cookies.set(VIEWER_COOKIE, value);
+  const response = NextResponse.next({ request: { headers: request.headers } });
+  response.cookies.set(VIEWER_COOKIE, value, viewerCookieOptions());
+  return response;
 }
 
 export function passwordMatches(header: string | null, password: string): boolean {

@@ -5,6 +5,7 @@ import { AppError } from "@/lib/errors";
 import { createGeneration } from "@/lib/generations/create";
 import type { Generation } from "@/lib/generations/generation";
 import { visitorKey } from "@/lib/rate-limit";
+import { getViewer } from "@/lib/viewer";
 
 export type SubmitState = {
   status: "idle" | "success" | "error";
@@ -21,11 +22,14 @@ export async function submitGeneration(_previous: SubmitState, formData: FormDat
     if (key.startsWith(INPUT_PREFIX) && typeof value === "string") input[key.slice(INPUT_PREFIX.length)] = value;
   }
   const key = formData.get("idempotencyKey");
+  const viewer = await getViewer();
+  if (!viewer) return { status: "error", message: "Sign in to create videos." };
   try {
     const { generation, error } = await createGeneration({
       body: { model: formData.get("model"), input },
       idempotencyKey: typeof key === "string" && key ? key : undefined,
       visitor: visitorKey(await headers()),
+      ownerId: viewer.id,
     });
     if (error) return { status: "error", message: error.message, generation };
     return { status: "success", message: "Submitted. Your video will appear in the gallery.", generation };

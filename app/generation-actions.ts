@@ -8,6 +8,7 @@ import type { Generation } from "@/lib/generations/generation";
 import { hideGeneration } from "@/lib/generations/hide";
 import { retryGeneration } from "@/lib/generations/retry";
 import { visitorKey } from "@/lib/rate-limit";
+import { getViewer } from "@/lib/viewer";
 
 export type CardActionState = { status: "success" | "error"; message: string; generation?: Generation };
 
@@ -16,8 +17,10 @@ const generationId = z.string().min(1).max(100);
 export async function retryGenerationAction(id: unknown): Promise<CardActionState> {
   const parsed = generationId.safeParse(id);
   if (!parsed.success) return { status: "error", message: "No such generation." };
+  const viewer = await getViewer();
+  if (!viewer) return { status: "error", message: "Sign in to create videos." };
   try {
-    const { generation, error } = await retryGeneration({ id: parsed.data, visitor: visitorKey(await headers()) });
+    const { generation, error } = await retryGeneration({ id: parsed.data, visitor: visitorKey(await headers()), ownerId: viewer.id });
     if (error) return { status: "error", message: error.message, generation };
     return { status: "success", message: "Retrying: a new generation was submitted.", generation };
   } catch (error) {
@@ -28,8 +31,10 @@ export async function retryGenerationAction(id: unknown): Promise<CardActionStat
 export async function deleteGenerationAction(id: unknown): Promise<CardActionState> {
   const parsed = generationId.safeParse(id);
   if (!parsed.success) return { status: "error", message: "No such generation." };
+  const viewer = await getViewer();
+  if (!viewer) return { status: "error", message: "Sign in to manage videos." };
   try {
-    await hideGeneration({ id: parsed.data });
+    await hideGeneration({ id: parsed.data, ownerId: viewer.id });
     // Deleting twice is not an error: either way it is gone from the gallery.
     return { status: "success", message: "Deleted from the gallery." };
   } catch (error) {

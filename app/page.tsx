@@ -8,6 +8,8 @@ import { listGenerations } from "@/lib/generations/queries";
 import { SEARCH_MAX_LENGTH } from "@/lib/generations/search-text";
 import { DEFAULT_MODEL_ID, findModel, MODELS } from "@/lib/models/catalog";
 import { pageMetadata } from "@/lib/page-metadata";
+import { getViewer } from "@/lib/viewer";
+import { galleryScope } from "@/lib/with-viewer";
 
 export const dynamic = "force-dynamic";
 
@@ -17,7 +19,11 @@ type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
 export default async function HomePage({ searchParams }: { searchParams: SearchParams }) {
   const filters = parseFilters(await searchParams);
-  const [initialPage, estimates] = await Promise.all([listGenerations({ limit: 24, ...filters }), getCompletionEstimates()]);
+  const viewer = await getViewer();
+  const [initialPage, estimates] = await Promise.all([
+    viewer ? listGenerations({ limit: 24, ...filters, owner: galleryScope(viewer) }) : { items: [], nextCursor: null },
+    getCompletionEstimates(),
+  ]);
   return (
     <main id="main" className="mx-auto grid max-w-screen-2xl gap-8 px-4 py-6 sm:px-6 lg:grid-cols-[340px_minmax(0,1fr)]">
       <h1 className="sr-only">{brand.name}</h1>

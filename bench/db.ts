@@ -3,11 +3,19 @@
 import { PrismaLibSQL } from "@prisma/adapter-libsql";
 import { PrismaClient } from "../lib/generated/prisma/client";
 import { callbackTokenFor } from "../lib/generations/callback-token";
+import { signViewerCookie, VIEWER_COOKIE } from "../lib/viewer-cookie";
 
 export type BenchDb = PrismaClient;
 export type SeededTask = { id: string; taskId: string; token: string };
 
 const MODEL = "alpha-2.5-text-to-video-480p";
+/** The owner of every seeded row; the benchmarks' requests carry this owner's cookie (benchViewerCookie). */
+export const BENCH_OWNER = "bench-owner-0000000000";
+
+/** The Cookie header of the seeded rows' owner: galleries are per owner, so a request without it would list nothing. */
+export function benchViewerCookie(secret: string): string {
+  return `${VIEWER_COOKIE}=${signViewerCookie(BENCH_OWNER, secret)}`;
+}
 const CHUNK = 500;
 
 export async function openDatabase(url: string): Promise<BenchDb> {
@@ -27,6 +35,7 @@ export async function seedPending(db: BenchDb, { prefix, count, secret }: { pref
     await db.generation.createMany({
       data: tasks.slice(i, i + CHUNK).map((t) => ({
         id: t.id,
+        ownerId: BENCH_OWNER,
         taskId: t.taskId,
         model: MODEL,
         state: "PENDING" as const,
@@ -50,6 +59,7 @@ export async function seedSucceeded(db: BenchDb, { prefix, count, resultUrl }: {
       const createdAt = new Date(now - n * 1000);
       return {
         id,
+        ownerId: BENCH_OWNER,
         taskId: `task_${id}`,
         model: MODEL,
         state: "SUCCESS" as const,

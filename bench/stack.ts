@@ -17,6 +17,8 @@ export type Stack = {
   webhookSecret: string;
   pollStaleMs: number;
   workDir: string;
+  /** The `next start` process, whose memory benchmark 6 samples. */
+  appPid: number;
   simulator: SimulatorControl;
   stop: () => Promise<void>;
 };
@@ -89,6 +91,8 @@ export async function startStack({ workDir, appPort, simulatorPort }: { workDir:
       SUBMIT_RATE_LIMIT: "0",
       // Empty means unset (lib/env.ts): no access gate in front of the routes.
       APP_PASSWORD: "",
+      // Copied results go to the run's temp dir (benchmark 6), never to the project's data/.
+      MEDIA_LOCAL_DIR: path.join(workDir, "media"),
     },
     log: path.join(workDir, "app.log"),
   });
@@ -102,7 +106,7 @@ export async function startStack({ workDir, appPort, simulatorPort }: { workDir:
     await stop();
     throw error;
   }
-  return { appUrl, simulatorUrl, databaseUrl, webhookSecret, pollStaleMs, workDir, simulator: new SimulatorControl(simulatorUrl), stop };
+  return { appUrl, simulatorUrl, databaseUrl, webhookSecret, pollStaleMs, workDir, appPid: app.pid!, simulator: new SimulatorControl(simulatorUrl), stop };
 }
 
 async function waitUntilUp(url: string, timeoutMs: number): Promise<void> {

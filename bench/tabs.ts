@@ -3,7 +3,8 @@
 // browser does with `Cache-Control: no-cache`. Writes a summary file.
 import fs from "node:fs";
 
-export type TabsJob = { url: string; tabs: number; intervalMs: number; durationMs: number };
+/** `cookie`: the viewer the tabs belong to (the gallery is per owner). */
+export type TabsJob = { url: string; tabs: number; intervalMs: number; durationMs: number; cookie?: string };
 export type TabsResult = { polls: number; statusCodes: Record<string, number>; errors: number; p50: number; p99: number; bytes: number };
 
 const [jobFile, resultFile] = process.argv.slice(2);
@@ -23,7 +24,8 @@ async function tab(offsetMs: number) {
   while (Date.now() < deadline) {
     const started = performance.now();
     try {
-      const response: Response = await fetch(job.url, { headers: etag ? { "If-None-Match": etag } : {}, signal: AbortSignal.timeout(10_000) });
+      const headers: Record<string, string> = { ...(job.cookie ? { Cookie: job.cookie } : {}), ...(etag ? { "If-None-Match": etag } : {}) };
+      const response: Response = await fetch(job.url, { headers, signal: AbortSignal.timeout(10_000) });
       const body = await response.arrayBuffer();
       latencies.push(performance.now() - started);
       statusCodes[response.status] = (statusCodes[response.status] ?? 0) + 1;

@@ -43,6 +43,31 @@ const schema = z
     APP_PASSWORD: optional(z.string().min(8, "must be at least 8 characters")),
     // A task PENDING longer than this is flagged as overdue (never silently failed).
     PENDING_OVERDUE_MS: optional(z.coerce.number().int().min(10_000)).default(30 * 60_000),
+    // Where result videos are kept once copied from the gateway (lib/media): none = never copied.
+    MEDIA_STORAGE: optional(z.enum(["local", "s3", "none"])).default("local"),
+    MEDIA_LOCAL_DIR: optional(z.string().min(1)).default("./data/media"),
+    MEDIA_MAX_BYTES: optional(z.coerce.number().int().min(1).max(2_000_000_000)).default(1024 ** 3),
+    MEDIA_COPY_MAX_ATTEMPTS: optional(z.coerce.number().int().min(1).max(50)).default(6),
+    MEDIA_COPY_RETRY_MS: optional(z.coerce.number().int().min(10)).default(10_000),
+    MEDIA_COPY_LEASE_MS: optional(z.coerce.number().int().min(500)).default(60_000),
+    MEDIA_RETENTION_DAYS: optional(z.coerce.number().int().min(1)),
+    S3_BUCKET: optional(z.string().min(1)),
+    S3_REGION: optional(z.string().min(1)).default("auto"),
+    S3_ENDPOINT: optional(url),
+    S3_ACCESS_KEY_ID: optional(z.string().min(1)),
+    S3_SECRET_ACCESS_KEY: optional(z.string().min(1)),
+    S3_FORCE_PATH_STYLE: optional(z.enum(["true", "false"]).transform((v) => v === "true")).default(false),
+    S3_PUBLIC_BASE_URL: optional(url),
+    S3_PRESIGN_SECONDS: optional(z.coerce.number().int().min(60).max(7 * 86_400)).default(900),
+    // Signs the anonymous visitor cookie (lib/viewer.ts); defaults to a key derived from WEBHOOK_SECRET.
+    VIEWER_SECRET: optional(z.string().min(32, "must be at least 32 characters")),
+    // "owner": each visitor sees their own generations; "shared": everyone's finished videos too.
+    GALLERY_SCOPE: optional(z.enum(["owner", "shared"])).default("owner"),
+    // Credits one owner may spend (in flight + succeeded) per window; 0 turns the cap off.
+    SPEND_LIMIT_CREDITS: optional(z.coerce.number().min(0)).default(0),
+    SPEND_LIMIT_WINDOW: optional(z.enum(["hour", "day", "week"])).default("day"),
+    // Opens /admin (every owner's generations, spend, delivery log); unset, /admin is a 404.
+    ADMIN_PASSWORD: optional(z.string().min(12, "must be at least 12 characters")),
     // How long the gateway may answer "no such task" (JSON 404s only) before
     // the task is flagged lost. Never final: a later real report still wins.
     TASK_LOST_AFTER_MS: optional(z.coerce.number().int().min(60_000)).default(6 * 3_600_000),
@@ -61,6 +86,7 @@ const schema = z
       ctx.addIssue({ code: "custom", path: [name], message: `is required when GATEWAY_BASE_URL is not a local simulator` });
     if (!raw.GATEWAY_API_KEY && !gatewayIsLocal) missing("GATEWAY_API_KEY");
     if (!raw.WEBHOOK_SECRET && !devDefaultsAllowed) missing("WEBHOOK_SECRET");
+    if (raw.MEDIA_STORAGE === "s3" && !raw.S3_BUCKET) ctx.addIssue({ code: "custom", path: ["S3_BUCKET"], message: "is required when MEDIA_STORAGE=s3" });
     // In production the development defaults never apply, whatever the gateway's
     // address: a sidecar, a tunnel or a demo on loopback is still a public app.
     if (raw.NODE_ENV === "production" && raw.NEXT_PHASE !== "phase-production-build") {
@@ -81,6 +107,7 @@ const schema = z
       WEBHOOK_SECRET: raw.WEBHOOK_SECRET ?? DEV_WEBHOOK_SECRET,
       CRON_SECRET: raw.CRON_SECRET ?? (devDefaultsAllowed ? DEV_CRON_SECRET : undefined),
       DATABASE_URL: resolveDatabaseUrl(raw.DATABASE_URL),
+      MEDIA_LOCAL_DIR: path.resolve(process.cwd(), raw.MEDIA_LOCAL_DIR),
       DATABASE_DIRECT_URL: raw.DATABASE_DIRECT_URL ?? (/^postgres/i.test(raw.DATABASE_URL) ? raw.DATABASE_URL : undefined),
       gatewayIsLocal,
     };

@@ -12,6 +12,8 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  /** The owner's spending cap (lib/spend-limit.ts). */
+  spend_limit: 429,
   insufficient_credits: 402,
   gateway_rejected: 502,
   gateway_unavailable: 503,

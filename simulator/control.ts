@@ -101,6 +101,16 @@ export async function handleControl(state: SimulatorState, req: http.IncomingMes
       const tasks = [...state.gateway.tasks.values()].filter((t) => !ids || ids.has(t.taskId));
       return { status: 200, body: tasks.map((t) => ({ ...taskView(t), webhookUrl: t.webhookUrl ? "(set)" : null, prompt: t.input.prompt })) };
     }
+    case "GET /__control/media":
+      return { status: 200, body: ids ? state.media.filter((m) => ids.has(m.taskId)) : state.media };
+    case "POST /__control/expire": {
+      // Expire matching results now, as a gateway's retention would.
+      const { data, error } = parse(settleSchema, (await readJson(req)) ?? {});
+      if (error) return error;
+      const tasks = [...state.gateway.tasks.values()].filter((t) => t.state === "SUCCESS" && (!data.match || String(t.input.prompt).includes(data.match)));
+      for (const task of tasks) task.expired = true;
+      return { status: 200, body: { expired: tasks.length } };
+    }
     case "POST /__control/settle": {
       // Finish every matching PENDING task now, as if its time had come.
       const { data, error } = parse(settleSchema, (await readJson(req)) ?? {});

@@ -23,6 +23,8 @@ export type Task = {
   completeAt: number;
   completedAt: number | null;
   scenario: Scenario | undefined;
+  /** Set by POST /__control/expire: the result URLs answer 410 from now on. */
+  expired?: boolean;
 };
 
 export type SubmitRefusal = { status: number; code: string; message: string; retryAfterSeconds?: number };
@@ -122,7 +124,7 @@ export class SimulatedGateway {
 
   resultExpired(task: Task): boolean {
     const ttl = task.scenario?.resultTtlMs ?? this.config.SIMULATOR_RESULT_TTL_MS;
-    return task.completedAt !== null && Date.now() - task.completedAt >= ttl;
+    return task.completedAt !== null && (task.expired === true || Date.now() - task.completedAt >= ttl);
   }
 
   reset(credits = this.config.SIMULATOR_START_CREDITS): void {

@@ -1,23 +1,44 @@
-// Result files: the committed sample clips, served under each task's result
-// URL with byte ranges (so a <video> can seek) until the URL expires (410).
+// Result files: the committed sample clips (or, for a scenario's `media.sizeBytes`,
+// a file generated on the fly), served under each task's result URL with byte
+// ranges (so a <video> can seek) until the URL expires (410). A scenario's
+// `media` options make downloads slow, failing, cut short or redirected.
 import fs from "node:fs";
 import type http from "node:http";
 import path from "node:path";
-import type { SimulatedGateway } from "./gateway";
-import { errorReply, methodNotAllowed, type Reply } from "./http";
+import { Readable } from "node:stream";
+import { errorReply, methodNotAllowed, sleep, type Reply } from "./http";
+import type { SimulatorState } from "./state";
 
 const MEDIA_DIR = path.join(import.meta.dirname, "media");
+const BLOCK = Buffer.from(Array.from({ length: 64 * 1024 }, (_, i) => (i * 31 + 7) % 251));
 
-export function serveMedia(gateway: SimulatedGateway, req: http.IncomingMessage, res: http.ServerResponse, pathname: string): Reply | null {
+export type MediaRecord = { taskId: string; method: string; status: number; range: string | null; bytes: number; at: number };
+
+export async function serveMedia(state: SimulatorState, req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<Reply | null> {
   if (req.method !== "GET" && req.method !== "HEAD") return methodNotAllowed("GET, HEAD");
-  const match = pathname.match(/^\/media\/([^/]+)\/(sample-\d\.mp4)$/);
+  const { gateway } = state;
+  const match = url.pathname.match(/^\/media\/([^/]+)\/(sample-\d\.mp4)$/);
   const task = match ? gateway.tasks.get(match[1]!) : undefined;
-  if (!match || !task || task.state !== "SUCCESS" || !task.resultUrls.some((u) => u.endsWith(pathname))) {
+  if (!match || !task || task.state !== "SUCCESS" || !task.resultUrls.some((u) => u.endsWith(url.pathname))) {
     return errorReply(404, "not_found", "No such result.");
   }
+  const record: MediaRecord = { taskId: task.taskId, method: req.method, status: 0, range: req.headers.range ?? null, bytes: 0, at: Date.now() };
+  state.media.push(record);
+  if (state.media.length > 10_000) state.media.shift();
+  res.once("close", () => (record.status = res.headersSent ? res.statusCode : 0));
+
   if (gateway.resultExpired(task)) return errorReply(410, "result_expired", "This result URL has expired.");
-  const file = path.join(MEDIA_DIR, match[2]!);
-  const size = fs.statSync(file).size;
+  const options = task.scenario?.media ?? {};
+  const served = state.media.filter((r) => r.taskId === task.taskId && r.method === "GET").length;
+  const failing = req.method === "GET" && (options.failTimes === undefined || served <= options.failTimes);
+  await sleep(options.latencyMs ?? 0);
+  if (options.redirectTo && !url.searchParams.has("redirected")) {
+    const location = options.redirectTo === "self" ? `${url.pathname}?redirected=1` : options.redirectTo;
+    return { status: 302, body: { code: "found", message: "Moved." }, headers: { Location: location } };
+  }
+  if (failing && options.status) return errorReply(options.status, "media_error", `Simulated download error ${options.status}.`);
+
+  const size = options.sizeBytes ?? fs.statSync(path.join(MEDIA_DIR, match[2]!)).size;
   const headers: Record<string, string | number> = {
     "Content-Type": "video/mp4",
     "Accept-Ranges": "bytes",
@@ -31,10 +52,71 @@ export function serveMedia(gateway: SimulatedGateway, req: http.IncomingMessage,
   const { start, end } = range ?? { start: 0, end: size - 1 };
   if (range) res.writeHead(206, { ...headers, "Content-Range": `bytes ${start}-${end}/${size}`, "Content-Length": end - start + 1 });
   else res.writeHead(200, { ...headers, "Content-Length": size });
-  if (req.method === "HEAD") res.end();
-  else fs.createReadStream(file, { start, end }).pipe(res);
+  if (req.method === "HEAD") {
+    res.end();
+    return null;
+  }
+  const body = options.sizeBytes ? generated(start, end) : fs.createReadStream(path.join(MEDIA_DIR, match[2]!), { start, end });
+  const cutAfter = failing ? options.truncateAfterBytes : undefined;
+  record.bytes = await send(res, body, { bytesPerSecond: options.bytesPerSecond, cutAfter });
   return null;
 }
+
+/** Writes `body` with backpressure, paced to `bytesPerSecond`; after `cutAfter` bytes, cuts the connection. */
+async function send(res: http.ServerResponse, body: Readable, { bytesPerSecond, cutAfter }: { bytesPerSecond?: number; cutAfter?: number }) {
+  const started = Date.now();
+  let sent = 0;
+  try {
+    for await (const data of body) {
+      let chunk = data as Buffer;
+      const cut = cutAfter !== undefined && sent + chunk.length >= cutAfter;
+      if (cut) chunk = chunk.subarray(0, cutAfter - sent);
+      if (res.destroyed) break;
+      const flushed = new Promise<void>((resolve) => res.write(chunk, () => resolve()));
+      sent += chunk.length;
+      if (cut) {
+        await flushed;
+        res.destroy();
+        break;
+      }
+      if (res.writableNeedDrain) await drained(res);
+      if (bytesPerSecond) await sleep(started + (sent / bytesPerSecond) * 1000 - Date.now());
+    }
+  } finally {
+    body.destroy();
+  }
+  if (!res.destroyed) res.end();
+  return sent;
+}
+
+function drained(res: http.ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
+}
+
+/** The bytes start..end of a generated file: a repeating block, so a large file costs no memory. */
+function generated(start: number, end: number): Readable {
+  return Readable.from(
+    (function* () {
+      for (let at = start; at <= end; ) {
+        const offset = at % BLOCK.length;
+        const length = Math.min(BLOCK.length - offset, end - at + 1);
+        yield BLOCK.subarray(offset, offset + length);
+        at += length;
+      }
+    })(),
+  );
+}
+
+/** The generated file's bytes, for tests that check a copy: byte i of a file of any size. */
+export const generatedByte = (i: number) => BLOCK[i % BLOCK.length]!;
 
 /** One `bytes=` range (the form browsers send); anything else is served whole. */
 function parseRange(header: string | undefined, size: number): { start: number; end: number } | "unsatisfiable" | null {

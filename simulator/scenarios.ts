@@ -29,6 +29,25 @@ export const scenarioSchema = z.strictObject({
   latencyMs: z.number().min(0).max(120_000).optional(),
   /** Result URL lifetime for this task's results instead of SIMULATOR_RESULT_TTL_MS. */
   resultTtlMs: z.number().min(0).optional(),
+  /** How this task's result downloads behave (slow, failing, cut short, redirected, large). */
+  media: z
+    .strictObject({
+      /** Delay before answering each download, in ms. */
+      latencyMs: z.number().min(0).max(120_000).optional(),
+      /** Pace the body to this many bytes per second. */
+      bytesPerSecond: z.number().int().min(1).optional(),
+      /** Answer downloads with this error status. */
+      status: z.number().int().min(400).max(599).optional(),
+      /** Announce the full length, send this many bytes, then cut the connection. */
+      truncateAfterBytes: z.number().int().min(0).optional(),
+      /** `status` and `truncateAfterBytes` apply to the first n downloads only; omitted: to all. */
+      failTimes: z.number().int().min(1).optional(),
+      /** Answer with a 302 to this URL; "self": to the same file on the simulator. */
+      redirectTo: z.union([z.literal("self"), z.url({ protocol: /^https?$/ })]).optional(),
+      /** Serve a file of this many bytes, generated on the fly, instead of a sample clip. */
+      sizeBytes: z.number().int().min(1).max(8 * 1024 ** 3).optional(),
+    })
+    .optional(),
   callback: z
     .strictObject({
       /** "drop": never sent; "deliver": sent even when SIMULATOR_CALLBACK_DROP_RATE would drop it. */

@@ -20,7 +20,7 @@ export function createSimulator(config: SimulatorConfig) {
   async function handle(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<Reply | null> {
     const { pathname } = url;
     if (pathname.startsWith("/__control/")) return handleControl(state, req, pathname, url);
-    if (pathname.startsWith("/media/")) return serveMedia(state.gateway, req, res, pathname);
+    if (pathname.startsWith("/media/")) return serveMedia(state, req, res, url);
     return handleApi(state, req, pathname);
   }
 

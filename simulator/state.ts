@@ -4,6 +4,7 @@
 import { CallbackSender } from "./callbacks";
 import type { SimulatorConfig } from "./config";
 import { SimulatedGateway } from "./gateway";
+import type { MediaRecord } from "./media";
 import { ScenarioBook } from "./scenarios";
 import { RateLimiter } from "./throttle";
 
@@ -31,6 +32,8 @@ export function createState(config: SimulatorConfig, publicUrl: () => string) {
     limiter: new RateLimiter(() => ({ limit: config.SIMULATOR_RATE_LIMIT, windowMs: config.SIMULATOR_RATE_LIMIT_WINDOW_MS })),
     keys: new Set([config.SIMULATOR_API_KEY, ...config.SIMULATOR_EXTRA_API_KEYS]),
     requests: [] as RequestRecord[],
+    /** Every result download, for tests that count them (GET /__control/media). */
+    media: [] as MediaRecord[],
     outage: initialOutage(config),
     /** Set by the server: stop accepting connections for `ms`, then listen again. */
     refuseConnections: (ms: number) => void ms,
@@ -49,6 +52,7 @@ export function createState(config: SimulatorConfig, publicUrl: () => string) {
       state.limiter.reset();
       state.keys = new Set([config.SIMULATOR_API_KEY, ...config.SIMULATOR_EXTRA_API_KEYS]);
       state.requests.length = 0;
+      state.media.length = 0;
       state.outage = initialOutage(config);
     },
 

@@ -3,6 +3,7 @@
 // model and outcome, and what can be done with it.
 import Link from "next/link";
 import type { Generation } from "@/lib/generations/generation";
+import { playbackUrl } from "@/lib/media/media-copy";
 import { findModel } from "@/lib/models/catalog";
 import { CardActions } from "./card-actions";
 import { formatCredits } from "./format";
@@ -31,8 +32,10 @@ export function GenerationCard({
   onDeleted: (id: string, restore?: boolean) => void;
 }) {
   const { state, prompt } = generation;
-  const { expired, onExpired } = useResultExpiry();
-  const url = state === "SUCCESS" ? generation.resultUrls[0] : undefined;
+  // The stored copy once it exists, the gateway's link until then.
+  const url = state === "SUCCESS" ? playbackUrl(generation) : undefined;
+  const stored = url !== undefined && url !== generation.resultUrls[0];
+  const { expired, onExpired } = useResultExpiry(url);
   const inProgress = state === "PENDING" || state === "SUBMITTING";
   const model = findModel(generation.model);
   const aspect = aspectOf(generation.input);
@@ -44,9 +47,9 @@ export function GenerationCard({
       className="flex h-full flex-col overflow-hidden rounded-2xl bg-white shadow-sm ring-1 ring-zinc-200 dark:bg-zinc-900 dark:ring-zinc-800"
     >
       {url && !expired ? (
-        <VideoTile url={url} prompt={prompt} aspect={aspect} onOpen={onOpen} onExpired={onExpired} />
+        <VideoTile url={url} stored={stored} prompt={prompt} aspect={aspect} onOpen={onOpen} onExpired={onExpired} />
       ) : url ? (
-        <ResultVideo url={url} label={`Video: ${prompt.slice(0, 80)}`} expired={expired} onExpired={onExpired} />
+        <ResultVideo url={url} label={`Video: ${prompt.slice(0, 80)}`} expired={expired} onExpired={onExpired} stored={stored} />
       ) : (
         <NoVideo state={state} aspect={aspect} />
       )}
@@ -72,7 +75,7 @@ export function GenerationCard({
                   Details<span className="sr-only"> of “{prompt.slice(0, 60)}”</span>
                 </Link>
                 {url && !expired ? (
-                  <a href={url} download target="_blank" rel="noopener noreferrer" className={link}>
+                  <a href={url} download target={stored ? undefined : "_blank"} rel="noopener noreferrer" className={link}>
                     Download<span className="sr-only"> “{prompt.slice(0, 60)}”</span>
                   </a>
                 ) : null}

@@ -4,8 +4,10 @@
 import { useActionState, useEffect, useRef, useState, startTransition } from "react";
 import { submitGeneration, type SubmitState } from "@/app/actions";
 import { formatCostEstimate, KIND_LABELS, priceLabel, type FieldSpec, type ModelSpec } from "@/lib/models/catalog";
+import { mutate } from "swr";
 import { fieldValue, useRemixRequest } from "./remix";
 import { addSubmission, settleSubmission } from "./submissions";
+import { SPEND_KEY } from "./use-spend";
 
 const initialState: SubmitState = { status: "idle" };
 const PROMPT_FIELD_ID = "field-prompt";
@@ -27,6 +29,7 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
     if (state === initialState || !submission.current) return;
     settleSubmission(submission.current.key, state.generation);
     if (state.status === "success") formRef.current?.reset();
+    void mutate(SPEND_KEY); // owners (#15): the header's spend includes what was just submitted
   }, [state]);
 
   const errors = state.fieldErrors ?? {};

@@ -5,6 +5,7 @@
 import Link from "next/link";
 import { useEffect, useRef } from "react";
 import type { Generation } from "@/lib/generations/generation";
+import { playbackUrl } from "@/lib/media/media-copy";
 import { findModel } from "@/lib/models/catalog";
 import { formatCredits } from "./format";
 import { aspectOf } from "./video-tile";
@@ -49,7 +50,9 @@ export function GenerationViewer({
   }, [index, count, onNavigate]);
 
   if (!generation) return null;
-  const url = generation.resultUrls[0]!;
+  // The stored copy once it exists, the gateway's link until then.
+  const url = playbackUrl(generation)!;
+  const stored = url !== generation.resultUrls[0];
   const model = findModel(generation.model);
   const duration = generation.input.duration;
   const hasPrevious = index > 0;
@@ -108,7 +111,7 @@ export function GenerationViewer({
             Next →
           </button>
           <span className="flex-1" />
-          <a href={url} download target="_blank" rel="noopener noreferrer" className={button}>
+          <a href={url} download target={stored ? undefined : "_blank"} rel="noopener noreferrer" className={button}>
             Download
           </a>
           <Link href={`/generations/${generation.id}`} className={button}>

@@ -1,12 +1,13 @@
 "use client";
-// A generation's result: a player while its URL works, and a plain "expired"
-// panel once it does not (gateways keep results from 20 minutes to 14 days),
-// never a broken player.
+// A generation's result: a player while its URL works, and a plain panel once
+// it does not, never a broken player. The gateway's links expire (gateways keep
+// results from 20 minutes to 14 days); the app's stored copy does not.
 import { useState } from "react";
 
-export function useResultExpiry() {
-  const [expired, setExpired] = useState(false);
-  return { expired, onExpired: () => setExpired(true) };
+/** Remembers which URL failed, so a new URL (the stored copy arriving) gets its own chance. */
+export function useResultExpiry(url: string | undefined) {
+  const [failedUrl, setFailedUrl] = useState<string | null>(null);
+  return { expired: url !== undefined && failedUrl === url, onExpired: () => setFailedUrl(url ?? null) };
 }
 
 export function ResultVideo({
@@ -14,19 +15,24 @@ export function ResultVideo({
   label,
   expired,
   onExpired,
+  stored = false,
   className = "",
 }: {
   url: string;
   label: string;
   expired: boolean;
   onExpired: () => void;
+  /** True when `url` is the app's own copy, false for the gateway's link. */
+  stored?: boolean;
   className?: string;
 }) {
   if (expired) {
     return (
       <div className={`flex aspect-video w-full flex-col items-center justify-center gap-1 bg-zinc-100 p-4 text-center dark:bg-zinc-800 ${className}`}>
-        <p className="text-sm font-semibold text-zinc-700 dark:text-zinc-200">Result expired</p>
-        <p className="text-xs text-zinc-600 dark:text-zinc-400">The gateway no longer serves this video: result links expire.</p>
+        <p className="text-sm font-semibold text-zinc-700 dark:text-zinc-200">{stored ? "Video unavailable" : "Result expired"}</p>
+        <p className="text-xs text-zinc-600 dark:text-zinc-400">
+          {stored ? "The stored copy could not be loaded." : "The gateway no longer serves this video: result links expire."}
+        </p>
       </div>
     );
   }
@@ -40,6 +46,7 @@ export function ResultVideo({
       className={`aspect-video w-full bg-black ${className}`}
       onError={onExpired}
       aria-label={label}
+      data-source={stored ? "stored" : "gateway"}
     />
   );
 }

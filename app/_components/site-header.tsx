@@ -1,10 +1,11 @@
-// The header on every page: the product name home and the credit balance, then
-// the site-wide banners.
+// The header on every page: the product name home, the visitor's spend against
+// their cap and the credit balance, then the site-wide banners.
 import Link from "next/link";
 import { brand } from "@/lib/brand";
 import { callbacksReachable } from "@/lib/generations/callback-url";
 import { GatewayBanner, PollingBanner } from "./banners";
 import { CreditsBadge } from "./credits-badge";
+import { SpendBadge } from "./spend-badge";
 
 export function SiteHeader() {
   return (
@@ -17,7 +18,10 @@ export function SiteHeader() {
           {brand.wordmark[0]}
           <span className="text-brand-600 dark:text-brand-400">{brand.wordmark[1]}</span>
         </Link>
-        <CreditsBadge />
+        <div className="flex flex-wrap items-center gap-2">
+          <SpendBadge />
+          <CreditsBadge />
+        </div>
       </div>
       <GatewayBanner />
       {callbacksReachable() ? null : <PollingBanner />}

@@ -5,6 +5,7 @@
 import { useEffect } from "react";
 import useSWRInfinite, { type SWRInfiniteResponse } from "swr/infinite";
 import type { Generation, GenerationState } from "@/lib/generations/generation";
+import { isCopying } from "@/lib/media/media-copy";
 
 export type GenerationPage = { items: Generation[]; nextCursor: string | null };
 export type GenerationFilters = { state?: GenerationState; model?: string; q?: string };
@@ -13,7 +14,9 @@ export const PAGE_SIZE = 24;
 export const POLL_INTERVAL_MS = 3000;
 
 export const isInProgress = (g: Generation) => g.state === "PENDING" || g.state === "SUBMITTING";
-const anyInProgress = (pages: GenerationPage[] | undefined) => !!pages?.some((page) => page.items.some(isInProgress));
+/** Still changing: a task in progress, or its result still being copied into storage. */
+const isChanging = (g: Generation) => isInProgress(g) || (g.state === "SUCCESS" && isCopying(g));
+const anyInProgress = (pages: GenerationPage[] | undefined) => !!pages?.some((page) => page.items.some(isChanging));
 
 export class FetchError extends Error {
   constructor(readonly status: number | null) {
@@ -72,7 +75,7 @@ function usePollWhileInProgress({ data, mutate }: Pick<SWRInfiniteResponse<Gener
       if (document.visibilityState !== "visible") return;
       void mutate(undefined, {
         // `page` is undefined when a new item on top shifted this page's cursor.
-        revalidate: (page: GenerationPage | undefined, url) => !page || !String(url).includes("cursor=") || page.items.some(isInProgress),
+        revalidate: (page: GenerationPage | undefined, url) => !page || !String(url).includes("cursor=") || page.items.some(isChanging),
       });
     }, POLL_INTERVAL_MS);
     return () => clearInterval(timer);

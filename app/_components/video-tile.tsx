@@ -1,23 +1,26 @@
 "use client";
-// A finished video in the grid: its own first frames as the poster (metadata
-// and a media fragment, never a second download), a muted preview on hover or
-// focus where there is a pointer that hovers, and a click that opens the viewer.
+// A finished video in the grid: its own frame as the poster (metadata, then a
+// seek just past a fade-in: byte ranges of the same file, never a second
+// download), a muted preview on hover or focus where there is a pointer that
+// hovers, and a click that opens the viewer.
 import { useRef } from "react";
 
 /** Seconds into the clip where the poster frame is taken: past a fade-in from black. */
 export const POSTER_SECONDS = 0.5;
-export const posterSrc = (url: string) => (url.includes("#") ? url : `${url}#t=${POSTER_SECONDS}`);
 
 const canPreview = () => window.matchMedia("(hover: hover) and (prefers-reduced-motion: no-preference)").matches;
 
 export function VideoTile({
   url,
+  stored,
   prompt,
   aspect,
   onOpen,
   onExpired,
 }: {
   url: string;
+  /** True when `url` is the app's own copy, false for the gateway's link. */
+  stored: boolean;
   prompt: string;
   aspect: string;
   onOpen: () => void;
@@ -47,7 +50,7 @@ export function VideoTile({
       <span className="sr-only">Play “{prompt.slice(0, 80)}” in the viewer</span>
       <video
         ref={video}
-        src={posterSrc(url)}
+        src={url}
         preload="metadata"
         muted
         loop
@@ -55,6 +58,12 @@ export function VideoTile({
         tabIndex={-1}
         aria-hidden
         onError={onExpired}
+        onLoadedMetadata={(event) => {
+          const v = event.currentTarget;
+          // As a `#t=0.5` media fragment would, but the src stays the plain URL others compare against.
+          if (v.currentTime === 0 && v.duration > POSTER_SECONDS * 2) v.currentTime = POSTER_SECONDS;
+        }}
+        data-source={stored ? "stored" : "gateway"}
         className="size-full object-contain"
       />
       <span

@@ -2,7 +2,7 @@
 // beside GET /api/ping, and what a poll costs when nothing changed.
 import http from "node:http";
 import { runLoad } from "../cannon";
-import { seedSucceeded, type BenchDb } from "../db";
+import { benchViewerCookie, seedSucceeded, type BenchDb } from "../db";
 import type { Section } from "../report";
 import type { Stack } from "../stack";
 import { describeCodes } from "./callback-receiver";
@@ -20,10 +20,12 @@ export async function benchGalleryList(stack: Stack, db: BenchDb): Promise<Secti
   const total = await db.generation.count();
 
   const listUrl = `${stack.appUrl}/api/generations`;
+  // As the seeded rows' owner (the gallery is per owner); the ping baseline carries the same cookie.
+  const owner = { Cookie: benchViewerCookie(stack.webhookSecret) };
   const load = (url: string, headers?: Record<string, string>) =>
-    runLoad({ url, connections: CONNECTIONS, duration: SECONDS, headers }, { workDir: stack.workDir, timeoutMs: 60_000 });
-  const full = await responseSize(listUrl);
-  const unchanged = await responseSize(listUrl, { "If-None-Match": full.etag });
+    runLoad({ url, connections: CONNECTIONS, duration: SECONDS, headers: { ...owner, ...headers } }, { workDir: stack.workDir, timeoutMs: 60_000 });
+  const full = await responseSize(listUrl, owner);
+  const unchanged = await responseSize(listUrl, { ...owner, "If-None-Match": full.etag });
 
   await load(listUrl); // warm-up
   const ping = await load(`${stack.appUrl}/api/ping`);

@@ -3,6 +3,7 @@
 // not-found page (same root layout and framework, no gallery, no form).
 import { chromium, type Browser } from "@playwright/test";
 import { gzipSync } from "node:zlib";
+import { benchViewerCookie } from "../db";
 import type { Section } from "../report";
 import type { Stack } from "../stack";
 
@@ -24,17 +25,19 @@ const PAINT_SCRIPT = `new Promise((resolve) => {
 export async function benchGalleryPage(stack: Stack): Promise<Section> {
   const galleryUrl = `${stack.appUrl}/`;
   const baselineUrl = `${stack.appUrl}/bench-not-found`;
-  const [galleryJs, baselineJs] = [await firstLoadJs(galleryUrl), await firstLoadJs(baselineUrl)];
+  // As the seeded rows' owner: the gallery is per owner.
+  const cookie = benchViewerCookie(stack.webhookSecret);
+  const [galleryJs, baselineJs] = [await firstLoadJs(galleryUrl, cookie), await firstLoadJs(baselineUrl, cookie)];
 
   const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
   const gallery: Paint[] = [];
   const baseline: Paint[] = [];
   try {
-    await measurePaint(browser, galleryUrl); // warm-up: server-side caches and the browser's own start-up
-    await measurePaint(browser, baselineUrl);
+    await measurePaint(browser, galleryUrl, cookie); // warm-up: server-side caches and the browser's own start-up
+    await measurePaint(browser, baselineUrl, cookie);
     for (let i = 0; i < LOADS; i++) {
-      gallery.push(await measurePaint(browser, galleryUrl));
-      baseline.push(await measurePaint(browser, baselineUrl));
+      gallery.push(await measurePaint(browser, galleryUrl, cookie));
+      baseline.push(await measurePaint(browser, baselineUrl, cookie));
     }
   } finally {
     await browser.close();
@@ -68,8 +71,8 @@ export async function benchGalleryPage(stack: Stack): Promise<Section> {
 }
 
 /** The scripts a modern browser fetches for the page: `<script src>` (not `noModule` fallbacks) and `<link rel="preload" as="script">`. */
-async function firstLoadJs(url: string): Promise<{ files: number; raw: number; gzip: number; html: number }> {
-  const html = await (await fetch(url)).text();
+async function firstLoadJs(url: string, cookie: string): Promise<{ files: number; raw: number; gzip: number; html: number }> {
+  const html = await (await fetch(url, { headers: { Cookie: cookie } })).text();
   const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]).filter((tag) => !/\snomodule\b/i.test(tag));
   const preloads = [...html.matchAll(/<link\b[^>]*>/g)].map((m) => m[0]).filter((tag) => /rel="preload"/.test(tag) && /as="script"/.test(tag));
   const sources = new Set(
@@ -87,8 +90,10 @@ async function firstLoadJs(url: string): Promise<{ files: number; raw: number; g
   return { files: sources.size, raw, gzip, html: Buffer.byteLength(html) };
 }
 
-async function measurePaint(browser: Browser, url: string): Promise<Paint> {
+async function measurePaint(browser: Browser, url: string, cookie: string): Promise<Paint> {
   const context = await browser.newContext();
+  const [name, value] = [cookie.slice(0, cookie.indexOf("=")), cookie.slice(cookie.indexOf("=") + 1)];
+  await context.addCookies([{ name, value, url, httpOnly: true, sameSite: "Lax" }]);
   try {
     const page = await context.newPage();
     await page.goto(url, { waitUntil: "load" });

@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { uniqueMarker } from "../../tests/support/simulator-control";
-import type { BenchDb } from "../db";
+import { benchViewerCookie, type BenchDb } from "../db";
 import { runProcess } from "../processes";
 import type { Section } from "../report";
 import type { Stack } from "../stack";
@@ -21,11 +21,13 @@ const PENDING_MS = 40_000;
 export async function benchPollingCost(stack: Stack, db: BenchDb): Promise<Section> {
   const marker = uniqueMarker("bench-poll");
   await stack.simulator.scenario({ match: marker, callback: { mode: "drop" }, pendingMs: PENDING_MS });
+  // One visitor submits and polls in every tab, as one user with 50 tabs open (the gallery is per owner).
+  const cookie = benchViewerCookie(stack.webhookSecret);
   const submitted = await Promise.all(
     Array.from({ length: TASKS }, async (_, i) => {
       const response = await fetch(`${stack.appUrl}/api/generations`, {
         method: "POST",
-        headers: { "Content-Type": "application/json" },
+        headers: { "Content-Type": "application/json", Cookie: cookie },
         body: JSON.stringify({ model: "alpha-2.5-text-to-video-480p", input: { prompt: `polling benchmark ${i} ${marker}`, duration: 5 } }),
       });
       return { status: response.status, body: (await response.json()) as { id?: string; state?: string } };
@@ -34,7 +36,7 @@ export async function benchPollingCost(stack: Stack, db: BenchDb): Promise<Secti
   const ids = submitted.flatMap((s) => (s.status === 201 && s.body.state === "PENDING" && s.body.id ? [s.body.id] : []));
   if (ids.length !== TASKS) throw new Error(`polling benchmark: ${ids.length}/${TASKS} submissions accepted: ${JSON.stringify(submitted.slice(0, 3))}`);
 
-  const tabs = await runTabs(stack, { url: `${stack.appUrl}/api/generations`, tabs: TABS, intervalMs: INTERVAL_MS, durationMs: DURATION_MS });
+  const tabs = await runTabs(stack, { url: `${stack.appUrl}/api/generations`, tabs: TABS, intervalMs: INTERVAL_MS, durationMs: DURATION_MS, cookie });
   const requests = await stack.simulator.requests(marker);
   const statusCalls = requests.filter((r) => r.method === "GET" && r.path.startsWith("/api/generate/")).length;
   const rows = await db.generation.findMany({ where: { id: { in: ids } }, select: { state: true } });

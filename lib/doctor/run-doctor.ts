@@ -2,10 +2,8 @@
 // newcomer would fix them. Modules that read the validated environment load
 // lazily, so an environment lib/env.ts refuses is reported, not thrown.
 import { fail, ok, rawEnvironment, skip, type CheckResult, type RawEnvironment } from "./check";
-import { checkCallbacks } from "./callbacks";
 import { checkDatabase } from "./database";
 import { checkCron, checkEnvFiles, checkNodeVersion, checkSecrets } from "./environment";
-import { checkGateway } from "./gateway";
 
 export type { CheckResult } from "./check";
 
@@ -24,7 +22,13 @@ export async function runDoctor({ source = rawEnvironment(), cwd = process.cwd()
   }
   const { env } = loaded;
   results.push(checkSecrets(source));
-  const [{ prisma }, { getCredits }] = await Promise.all([import("@/lib/db"), import("@/lib/gateway/client")]);
+  // These import lib/env.ts themselves (the gateway client, the callback URL), so they load only once it has accepted the environment.
+  const [{ prisma }, { getCredits }, { checkGateway }, { checkCallbacks }] = await Promise.all([
+    import("@/lib/db"),
+    import("@/lib/gateway/client"),
+    import("./gateway"),
+    import("./callbacks"),
+  ]);
   const [database, gateway, callbacks] = await Promise.all([
     checkDatabase({ databaseUrl: env.DATABASE_URL, query: (sql) => prisma.$queryRawUnsafe(sql), cwd }),
     checkGateway({ baseUrl: env.GATEWAY_BASE_URL, gatewayIsLocal: env.gatewayIsLocal, getCredits }),

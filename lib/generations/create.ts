@@ -12,23 +12,23 @@ export async function createGeneration({
   body,
   idempotencyKey,
   visitor,
+  ownerId,
 }: {
   body: unknown;
   idempotencyKey?: string;
-  /**
-   * Who is submitting: the key of the per-visitor rate limit and the scope of
-   * idempotency keys (today visitorKey; an owner id once viewers exist).
-   */
+  /** Who is submitting, for the per-visitor rate limit (see visitorKey). */
   visitor: string;
+  /** The viewer the generation will belong to; idempotency keys are scoped to it. */
+  ownerId: string;
 }): Promise<SubmitResult> {
   const parsed = parseGenerationRequest(body);
   if (!parsed.ok) throw new AppError("invalid_input", "Check the highlighted fields.", parsed.fieldErrors);
   if (idempotencyKey !== undefined && !/^[\w-]{8,100}$/.test(idempotencyKey)) {
     throw new AppError("bad_request", "Idempotency-Key must be 8–100 letters, digits, '-' or '_'.");
   }
-  // Keys are the visitor's own: another visitor's key is a different key.
+  // Keys are the owner's own (#15): another owner's key is a different key.
   const idempotency = idempotencyKey
-    ? { key: `${visitor}:${idempotencyKey}`, requestHash: hashRequest(parsed.model.id, parsed.input) }
+    ? { key: `${ownerId}:${idempotencyKey}`, requestHash: hashRequest(parsed.model.id, parsed.input) }
     : undefined;
   // A repeated submission answers as the first one did, and costs no quota.
   const replay = idempotency ? await replaySubmission(idempotency) : undefined;
@@ -46,7 +46,7 @@ export async function createGeneration({
       { "Retry-After": String(limit.retryAfterSeconds) },
     );
   }
-  return submitGeneration({ model: parsed.model, input: parsed.input, idempotency });
+  return submitGeneration({ model: parsed.model, input: parsed.input, idempotency, ownerId });
 }
 
 /** The request an idempotency key is bound to: the model and the validated input, keys sorted. */

@@ -1,7 +1,8 @@
 // The Generation as the app's routes and pages see it, and its states.
-import type { Generation as GenerationRow, GenerationState } from "@/lib/generated/prisma/client";
+import type { Generation as GenerationRow, GenerationState, MediaCopy } from "@/lib/generated/prisma/client";
 import { env } from "@/lib/env";
 import { isHttpUrl, isRecord, safeJsonParse } from "@/lib/gateway/task";
+import { toStoredMedia, type StoredMedia } from "@/lib/media/media-copy";
 
 export type { GenerationState };
 export const GENERATION_STATES = ["SUBMITTING", "PENDING", "SUCCESS", "FAILURE", "SUBMIT_FAILED"] as const satisfies readonly GenerationState[];
@@ -16,6 +17,8 @@ export type Generation = {
   prompt: string;
   input: Record<string, unknown>;
   resultUrls: string[];
+  /** The app's own copies of the results (lib/media), by position in resultUrls. */
+  storedMedia: StoredMedia[];
   creditsConsumed: number | null;
   error: { code: string; message: string } | null;
   /** False when callbacks were disabled for this task and polling carries it. */
@@ -32,7 +35,7 @@ export type Generation = {
   completedAt: string | null;
 };
 
-export function toGeneration(row: GenerationRow, now = Date.now()): Generation {
+export function toGeneration(row: GenerationRow & { mediaCopies?: MediaCopy[] }, now = Date.now()): Generation {
   const input = safeJsonParse(row.input);
   const urls = safeJsonParse(row.resultUrls);
   const metadata = row.gatewayMetadata ? safeJsonParse(row.gatewayMetadata) : null;
@@ -45,6 +48,7 @@ export function toGeneration(row: GenerationRow, now = Date.now()): Generation {
     input: isRecord(input) ? input : {},
     // Re-checked on the way out: only http(s) URLs ever reach a player or a link.
     resultUrls: Array.isArray(urls) ? urls.filter((u): u is string => typeof u === "string" && isHttpUrl(u)) : [],
+    storedMedia: (row.mediaCopies ?? []).map(toStoredMedia).sort((a, b) => a.position - b.position),
     creditsConsumed: row.creditsConsumed,
     error: row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? "" } : null,
     callbackEnabled: row.callbackEnabled,

@@ -5,8 +5,8 @@
 import "server-only";
 import { prisma } from "@/lib/db";
 
-/** True if this call hid it; false if it was already hidden or does not exist. */
-export async function hideGeneration({ id }: { id: string }): Promise<boolean> {
-  const { count } = await prisma.generation.updateMany({ where: { id, deletedAt: null }, data: { deletedAt: new Date() } });
+/** True if this call hid it; false if it was already hidden, is not the owner's, or does not exist. */
+export async function hideGeneration({ id, ownerId }: { id: string; ownerId: string }): Promise<boolean> {
+  const { count } = await prisma.generation.updateMany({ where: { id, ownerId, deletedAt: null }, data: { deletedAt: new Date() } });
   return count === 1;
 }

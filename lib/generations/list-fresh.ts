@@ -2,6 +2,7 @@
 // about the listed tasks nobody has heard from lately (leased, so many readers
 // cost one call per task per interval), within a time budget.
 import "server-only";
+import { kickMediaCopies } from "@/lib/media/kick";
 import { refreshStaleGenerations } from "./refresh";
 import { getGeneration, listGenerations } from "./queries";
 
@@ -9,15 +10,17 @@ const REFRESH_BUDGET_MS = 1_500;
 
 export async function listGenerationsFresh(params: Parameters<typeof listGenerations>[0]) {
   const page = await listGenerations(params);
+  kickMediaCopies(page.items); // [media #18]
   const pending = page.items.filter((g) => g.state === "PENDING").map((g) => g.id);
   if (pending.length === 0) return page;
   return (await refreshWithinBudget(pending)) ? listGenerations(params) : page;
 }
 
-export async function getGenerationFresh({ id }: { id: string }) {
-  const generation = await getGeneration({ id });
+export async function getGenerationFresh(params: Parameters<typeof getGeneration>[0]) {
+  const generation = await getGeneration(params);
+  if (generation) kickMediaCopies([generation]); // [media #18]
   if (generation?.state !== "PENDING") return generation;
-  return (await refreshWithinBudget([id])) ? getGeneration({ id }) : generation;
+  return (await refreshWithinBudget([params.id])) ? getGeneration(params) : generation;
 }
 
 /** True if any task was polled; a slow gateway never holds a reader past the budget. */

@@ -1,8 +1,8 @@
 // Reading generations: the gallery list (cursor-paginated, filtered) and one
-// generation with its delivery timeline.
+// generation with its delivery timeline, always as some owner sees them.
 import "server-only";
 import { prisma } from "@/lib/db";
-import type { GenerationState, Prisma } from "@/lib/generated/prisma/client";
+import type { Generation as GenerationRow, GenerationState, Prisma } from "@/lib/generated/prisma/client";
 import { toGeneration, type Generation } from "./generation";
 import { normalizeQuery } from "./search-text";
 
@@ -10,13 +10,33 @@ export const PAGE_SIZE_MAX = 100;
 
 export type GenerationPage = { items: Generation[]; nextCursor: string | null };
 
+/**
+ * Whose generations a reader sees: the owner's own, and with `shared` (the
+ * GALLERY_SCOPE=shared showcase) everyone else's finished videos too, without
+ * their inputs.
+ */
+export type OwnerScope = { ownerId: string; shared?: boolean };
+
+export function visibleTo({ ownerId, shared }: OwnerScope): Prisma.GenerationWhereInput {
+  return shared ? { OR: [{ ownerId }, { state: "SUCCESS" }] } : { ownerId };
+}
+
+/** Another owner's generation as the showcase shows it: the video and the prompt, never the inputs (they may hold private URLs). */
+function asSeenBy(scope: OwnerScope, row: GenerationRow, now = Date.now()): Generation {
+  const generation = toGeneration(row, now);
+  if (row.ownerId === scope.ownerId) return generation;
+  return { ...generation, taskId: null, input: {}, gatewayMetadata: null };
+}
+
 export async function listGenerations({
+  owner,
   cursor,
   limit = 24,
   state,
   model,
   q,
 }: {
+  owner: OwnerScope;
   cursor?: string;
   limit?: number;
   state?: GenerationState;
@@ -26,26 +46,42 @@ export async function listGenerations({
 }): Promise<GenerationPage> {
   const search = normalizeQuery(q);
   const where: Prisma.GenerationWhereInput = {
-    // Deleted from the gallery: kept for accounting, never listed.
-    deletedAt: null,
-    ...(state ? { state } : {}),
-    ...(model ? { model } : {}),
-    ...(search ? { promptSearch: { contains: search } } : {}),
+    AND: [
+      visibleTo(owner),
+      {
+        // Deleted from the gallery: kept for accounting, never listed.
+        deletedAt: null,
+        ...(state ? { state } : {}),
+        ...(model ? { model } : {}),
+        ...(search ? { promptSearch: { contains: search } } : {}),
+      },
+    ],
   };
+  // A cursor from someone else's list is not a way to peek: it must be a row this owner can see.
+  if (cursor && !(await prisma.generation.count({ where: { AND: [visibleTo(owner), { id: cursor }] } }))) {
+    return { items: [], nextCursor: null };
+  }
   const rows = await prisma.generation.findMany({
     where,
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: limit + 1,
+    include: { mediaCopies: true },
     ...(cursor ? { cursor: { id: cursor }, skip: 1 } : {}),
   });
   const now = Date.now();
-  const items = rows.slice(0, limit).map((row) => toGeneration(row, now));
+  const items = rows.slice(0, limit).map((row) => asSeenBy(owner, row, now));
   return { items, nextCursor: rows.length > limit ? (items.at(-1)?.id ?? null) : null };
 }
 
-export async function getGeneration({ id }: { id: string }): Promise<Generation | null> {
-  const row = await prisma.generation.findUnique({ where: { id } });
-  return row ? toGeneration(row) : null;
+/** Null when the generation does not exist or is not this owner's to see: callers answer 404 either way. */
+export async function getGeneration({ id, owner }: { id: string; owner: OwnerScope }): Promise<Generation | null> {
+  const row = await prisma.generation.findFirst({ where: { AND: [{ id }, visibleTo(owner)] }, include: { mediaCopies: true } });
+  return row ? asSeenBy(owner, row) : null;
+}
+
+/** True if the generation is this owner's own (its timeline is shown only to them). */
+export async function isOwnGeneration({ id, ownerId }: { id: string; ownerId: string }): Promise<boolean> {
+  return (await prisma.generation.count({ where: { id, ownerId } })) > 0;
 }
 
 export type DeliveryEntry = {

@@ -1,7 +1,8 @@
-// The cron's work: poll every stale PENDING task in batches, and keep the
-// delivery log within its retention bound.
+// The cron's work: poll every stale PENDING task in batches, keep the
+// delivery log within its retention bound, and run the media copy jobs.
 import "server-only";
 import { prisma } from "@/lib/db";
+import { expireStoredMedia, runDueMediaJobs, scheduleMediaCopies } from "@/lib/media/copy-jobs";
 import { pruneRateLimits } from "@/lib/rate-limit";
 import { refreshStaleGenerations } from "./refresh";
 
@@ -14,7 +15,7 @@ const ABANDONED_WITH_CALLBACKS =
 const ABANDONED_WITHOUT_CALLBACKS =
   "The app stopped before the gateway confirmed this submission, and callbacks are off, so a task the gateway may have started cannot be followed here: check the gateway's dashboard before trying again; if it did not start it, nothing was charged.";
 
-export async function reconcile(): Promise<{ polled: number; abandoned: number; prunedDeliveries: number }> {
+export async function reconcile(): Promise<{ polled: number; abandoned: number; prunedDeliveries: number; mediaJobs: number }> {
   let polled = 0;
   for (let batch = 0; batch < MAX_BATCHES; batch++) {
     const count = await refreshStaleGenerations();
@@ -42,5 +43,10 @@ export async function reconcile(): Promise<{ polled: number; abandoned: number; 
   await pruneRateLimits();
   const cutoff = new Date(Date.now() - DELIVERY_RETENTION_DAYS * 86_400_000);
   const { count: prunedDeliveries } = await prisma.delivery.deleteMany({ where: { createdAt: { lt: cutoff } } });
-  return { polled, abandoned, prunedDeliveries };
+  // Copies: jobs any SUCCESS lacks (a crash after the transition), expired
+  // copies to delete, then every due job this run can lease.
+  await scheduleMediaCopies();
+  await expireStoredMedia();
+  const mediaJobs = await runDueMediaJobs();
+  return { polled, abandoned, prunedDeliveries, mediaJobs };
 }

@@ -9,8 +9,9 @@ import type { SubmitResult } from "./submit";
 
 export const RETRYABLE_STATES = ["FAILURE", "SUBMIT_FAILED"] as const;
 
-export async function retryGeneration({ id, visitor }: { id: string; visitor: string }): Promise<SubmitResult> {
-  const original = await getGeneration({ id });
+/** Only the owner's own generations: a showcase card of someone else's is not theirs to retry. */
+export async function retryGeneration({ id, visitor, ownerId }: { id: string; visitor: string; ownerId: string }): Promise<SubmitResult> {
+  const original = await getGeneration({ id, owner: { ownerId } });
   if (!original) throw new AppError("not_found", "No such generation.");
   if (!(RETRYABLE_STATES as readonly string[]).includes(original.state)) {
     throw new AppError("conflict", "Only a failed or unsubmitted generation can be retried.");
@@ -19,5 +20,6 @@ export async function retryGeneration({ id, visitor }: { id: string; visitor: st
     body: { model: original.model, input: { ...original.input, prompt: original.prompt } },
     idempotencyKey: `retry-${original.id}`,
     visitor,
+    ownerId,
   });
 }

@@ -6,6 +6,7 @@ import { AppError, type ErrorCode } from "@/lib/errors";
 import { GatewayError, submitTask } from "@/lib/gateway/client";
 import type { ModelSpec } from "@/lib/models/catalog";
 import type { GenerationInput } from "@/lib/models/input-schema";
+import { createWithinSpendLimit, estimateCredits } from "@/lib/spend-limit";
 import { callbacksReachable, callbackUrlFor } from "./callback-url";
 import { searchText } from "./search-text";
 import { toGeneration, type Generation } from "./generation";
@@ -24,28 +25,34 @@ export async function submitGeneration({
   model,
   input,
   idempotency,
+  ownerId,
 }: {
   model: ModelSpec;
   input: GenerationInput;
-  /** The visitor-scoped key and the hash of the request it came with (see createGeneration). */
+  /** The owner-scoped key and the hash of the request it came with (see createGeneration). */
   idempotency?: { key: string; requestHash: string };
+  /** The viewer it belongs to (lib/viewer.ts). */
+  ownerId: string;
 }): Promise<SubmitResult> {
   const { prompt, ...rest } = input;
   let row;
   try {
-    row = await prisma.generation.create({
-      data: {
-        model: model.id,
-        prompt,
-        input: JSON.stringify(rest),
-        idempotencyKey: idempotency?.key,
-        requestHash: idempotency?.requestHash,
-        // Stored from the start, so that a failed or abandoned submission says what will really happen.
-        callbackEnabled: callbacksReachable(),
-        promptSearch: searchText(prompt), // gallery-ux (#17): feeds the gallery's search
-      },
+    // Owners (#15): the spending cap refuses here, before the gateway is asked.
+    const costEstimate = estimateCredits(model, typeof input.duration === "number" ? input.duration : undefined);
+    row = await createWithinSpendLimit({
+      model: model.id,
+      prompt,
+      input: JSON.stringify(rest),
+      idempotencyKey: idempotency?.key,
+      requestHash: idempotency?.requestHash,
+      // Stored from the start, so that a failed or abandoned submission says what will really happen.
+      callbackEnabled: callbacksReachable(),
+      ownerId,
+      costEstimate,
+      promptSearch: searchText(prompt), // gallery-ux (#17): feeds the gallery's search
     });
   } catch (error) {
+    if (error instanceof AppError) throw error;
     // Two concurrent submissions of the same form: the second finds the first.
     const replay = idempotency ? await replaySubmission(idempotency) : undefined;
     if (replay) return replay;

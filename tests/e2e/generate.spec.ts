@@ -16,7 +16,8 @@ test("text to video: a prompt becomes a playable video by callback, with the cre
   await expect(card.getByTestId("credits-consumed")).toHaveText("0.704 credits");
 
   const video = card.locator("video");
-  await expect(video).toHaveAttribute("src", new RegExp(`^${SIMULATOR_URL}/media/task_`));
+  // The gateway's link, or the app's stored copy of it once made (keep-videos.spec.ts).
+  await expect(video).toHaveAttribute("src", new RegExp(`^(${SIMULATOR_URL}/media/task_|/api/media/)`));
   // The browser really loads the result.
   await expect.poll(() => video.evaluate((v: HTMLVideoElement) => v.readyState)).toBeGreaterThanOrEqual(1);
   expect(await video.evaluate((v: HTMLVideoElement) => v.duration)).toBeGreaterThan(1);

@@ -61,13 +61,17 @@ test("script and markup in a prompt are shown as text and never run", async ({ p
 
 test("result URLs of other schemes in the database are never a link or a video source", async ({ page, gallery, simulator }) => {
   const watch = guard(page);
+  // This browser's visitor, the owner of the row below (galleries are per owner).
+  await gallery.goto();
+  const viewer = (await page.context().cookies()).find((c) => c.name === "framehook_viewer")!;
+  const ownerId = viewer.value.split(".")[0]!;
   // Written straight into the app's database, as a bug or a hostile gateway might have left it.
   const id = `hostile${randomUUID().replaceAll("-", "").slice(0, 18)}`;
   const now = new Date();
   await executeInAppDatabase(
-    `INSERT INTO "Generation" ("id", "taskId", "model", "state", "prompt", "resultUrls", "creditsConsumed", "createdAt", "updatedAt", "completedAt")
-     VALUES (?, ?, 'alpha-2.5-text-to-video-480p', 'SUCCESS', ?, ?, 0.5, ?, ?, ?)`,
-    [id, `task_${id}`, simulator.prompt("hostile result"), JSON.stringify(HOSTILE_URLS), now, now, now],
+    `INSERT INTO "Generation" ("id", "ownerId", "taskId", "model", "state", "prompt", "resultUrls", "creditsConsumed", "createdAt", "updatedAt", "completedAt")
+     VALUES (?, ?, ?, 'alpha-2.5-text-to-video-480p', 'SUCCESS', ?, ?, 0.5, ?, ?, ?)`,
+    [id, ownerId, `task_${id}`, simulator.prompt("hostile result"), JSON.stringify(HOSTILE_URLS), now, now, now],
   );
 
   const api = await page.request.get(`/api/generations/${id}`);

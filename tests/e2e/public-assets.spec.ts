@@ -66,9 +66,10 @@ test("the gallery's head names the icons, the manifest and an absolute preview i
   }
 });
 
-test("a generation's page is titled by its prompt, shortened, and previews with the brand image", async ({ page, request, simulator }) => {
+test("a generation's page is titled by its prompt, shortened, and previews with the brand image", async ({ page, simulator }) => {
   const prompt = simulator.prompt(`A very long prompt about ${"a slow pan across a misty valley at dawn, ".repeat(4)}`);
-  const created = await request.post("/api/generations", { data: { model: "alpha-2.5-text-to-video-480p", input: { prompt, duration: 2 } } });
+  // Through the page's own context: generations belong to the visitor (its cookie) who made them.
+  const created = await page.request.post("/api/generations", { data: { model: "alpha-2.5-text-to-video-480p", input: { prompt, duration: 2 } } });
   expect(created.status()).toBe(201);
   const { id } = (await created.json()) as { id: string };
 

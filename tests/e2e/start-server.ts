@@ -23,5 +23,6 @@ if (databaseEngine(env.DATABASE_URL) === "postgres") {
   const file = env.DATABASE_URL.replace(/^file:/, "");
   for (const suffix of ["", "-wal", "-shm", "-journal"]) fs.rmSync(`${file}${suffix}`, { force: true });
 }
+fs.rmSync(env.MEDIA_LOCAL_DIR, { recursive: true, force: true });
 
 void runApp(["start", "-p", process.env.PORT ?? "3100", "-H", "127.0.0.1"]);

@@ -165,7 +165,7 @@ test("the server never fetches a URL a user typed: frame and reference URLs go t
 test("result URLs of other schemes never leave the API, even when the database holds them", async () => {
   const hostile = ["javascript:alert(1)", " JAVASCRIPT:alert(1)", "data:video/mp4;base64,AAAA", "vbscript:x", "file:///etc/passwd", "//evil.example/x.mp4", "https://cdn.example/ok.mp4"];
   const row = await prisma.generation.create({
-    data: { model: "alpha-2.5-text-to-video-480p", prompt: "hostile urls", state: "SUCCESS", taskId: `task_${uniqueMarker("h")}`, resultUrls: JSON.stringify(hostile), creditsConsumed: 1, completedAt: new Date() },
+    data: { ownerId: await app.fetch.ownerId(), model: "alpha-2.5-text-to-video-480p", prompt: "hostile urls", state: "SUCCESS", taskId: `task_${uniqueMarker("h")}`, resultUrls: JSON.stringify(hostile), creditsConsumed: 1, completedAt: new Date() },
   });
   expect((await readGeneration(app, row.id)).resultUrls).toEqual(["https://cdn.example/ok.mp4"]);
   const list = (await (await app.fetch("/api/generations?limit=100")).json()) as { items: { id: string; resultUrls: string[] }[] };

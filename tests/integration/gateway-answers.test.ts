@@ -158,7 +158,7 @@ describe("with callbacks off, every stored flag and message says so", () => {
 
   test("the cron's abandoned-submission message promises no callback", async () => {
     const abandoned = await prisma.generation.create({
-      data: { model: "alpha-2.5-text-to-video-480p", prompt: "abandoned", callbackEnabled: false, createdAt: new Date(Date.now() - 10 * 60_000) },
+      data: { ownerId: "someone", model: "alpha-2.5-text-to-video-480p", prompt: "abandoned", callbackEnabled: false, createdAt: new Date(Date.now() - 10 * 60_000) },
     });
     await reconcile();
     const row = await prisma.generation.findUniqueOrThrow({ where: { id: abandoned.id } });

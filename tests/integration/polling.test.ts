@@ -103,7 +103,7 @@ describe("GET /api/cron/reconcile", () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     await makeStale(ids);
     const abandoned = await prisma.generation.create({
-      data: { model: "alpha-2.5-text-to-video-480p", prompt: "interrupted", createdAt: new Date(Date.now() - 10 * 60_000) },
+      data: { ownerId: "someone", model: "alpha-2.5-text-to-video-480p", prompt: "interrupted", createdAt: new Date(Date.now() - 10 * 60_000) },
     });
     const response = await app.fetch("/api/cron/reconcile", { headers: { Authorization: `Bearer ${env.CRON_SECRET}` } });
     expect(response.status).toBe(200);

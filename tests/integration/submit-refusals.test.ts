@@ -127,7 +127,7 @@ describe("never submit twice", () => {
     expect(ids.size).toBe(1);
     const again = await submitPrompt(app, `double click ${marker}`, {}, { "Idempotency-Key": key });
     expect(again).toMatchObject({ status: 201, body: { id: [...ids][0] } });
-    // Stored under the visitor's scope: "<visitor>:<key>".
+    // Stored scoped to the owner, "<owner>:<key>".
     expect(await prisma.generation.count({ where: { idempotencyKey: { endsWith: `:${key}` } } })).toBe(1);
     expect(await submits(marker)).toHaveLength(1);
   });
@@ -175,8 +175,9 @@ describe("never submit twice", () => {
   test("keys are per visitor: another visitor's identical key is another submission", async () => {
     const marker = uniqueMarker("idem-scope");
     const key = `form-${marker.replace(/\W/g, "")}`;
-    const alice = await submitPrompt(app, `shared key ${marker}`, {}, { "Idempotency-Key": key, "X-Forwarded-For": "203.0.113.10" });
-    const bob = await submitPrompt(app, `shared key ${marker}`, {}, { "Idempotency-Key": key, "X-Forwarded-For": "203.0.113.11" });
+    // Visitors are owners (#15): two cookie jars, as two browsers.
+    const alice = await submitPrompt({ ...app, fetch: app.visitor() }, `shared key ${marker}`, {}, { "Idempotency-Key": key });
+    const bob = await submitPrompt({ ...app, fetch: app.visitor() }, `shared key ${marker}`, {}, { "Idempotency-Key": key });
     expect([alice.status, bob.status]).toEqual([201, 201]);
     expect(bob.body.id).not.toBe(alice.body.id);
     expect(await submits(marker)).toHaveLength(2);

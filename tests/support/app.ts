@@ -19,18 +19,46 @@ export async function startApp({ env = {}, simulatorEnv = {} }: { env?: Record<s
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   Object.assign(process.env, { PUBLIC_BASE_URL: baseUrl, GATEWAY_BASE_URL: simulator.url, ...env });
 
+  /** A client with a cookie jar, as a browser: one visitor (owner) across its requests. */
+  const visitor = () => {
+    let cookie: string | undefined;
+    // Concurrent first requests wait for the first answer's cookie, as a browser's page load gets it before anything else.
+    let first: Promise<unknown> | undefined;
+    const request = async (path: string, init: RequestInit & { json?: unknown } = {}) => {
+      if (!cookie && first) await first.catch(() => undefined);
+      const sent = send(path, init);
+      if (!cookie && !first) first = sent;
+      return sent;
+    };
+    const send = async (path: string, init: RequestInit & { json?: unknown }) => {
+      const { json, ...rest } = init;
+      const response = await fetch(new URL(path, baseUrl), {
+        ...rest,
+        headers: {
+          ...(json === undefined ? {} : { "Content-Type": "application/json" }),
+          ...(cookie ? { Cookie: cookie } : {}),
+          ...rest.headers,
+        },
+        body: json === undefined ? rest.body : JSON.stringify(json),
+      });
+      cookie = response.headers.get("set-cookie")?.split(";")[0] ?? cookie;
+      return response;
+    };
+    /** This visitor's owner id (the id inside its signed cookie), visiting once if it has none yet. */
+    const ownerId = async () => {
+      if (!cookie) await request("/api/generations?limit=1");
+      return cookie!.slice(cookie!.indexOf("=") + 1).split(".")[0]!;
+    };
+    return Object.assign(request, { ownerId });
+  };
+
   return {
     baseUrl,
     simulator: new SimulatorControl(simulator.url),
-    /** fetch against the app: `app.fetch("/api/generations", { method: "POST", json: {...} })`. */
-    fetch(path: string, init: RequestInit & { json?: unknown } = {}) {
-      const { json, ...rest } = init;
-      return fetch(new URL(path, baseUrl), {
-        ...rest,
-        headers: { ...(json === undefined ? {} : { "Content-Type": "application/json" }), ...rest.headers },
-        body: json === undefined ? rest.body : JSON.stringify(json),
-      });
-    },
+    /** fetch against the app as one visitor: `app.fetch("/api/generations", { method: "POST", json: {...} })`. */
+    fetch: visitor(),
+    /** Another visitor, with a cookie jar of its own. */
+    visitor,
     async close() {
       simulator.child.kill("SIGTERM");
       // A simulator busy with callbacks may not stop at once: never leave one behind.

@@ -24,6 +24,8 @@ export async function setup() {
     SUBMIT_RATE_LIMIT: "0",
     POLL_STALE_MS: "1000",
     FRAMEHOOK_TEST_DIR: dir,
+    // Copied results go to the run's temp dir, never to the project's data/.
+    MEDIA_LOCAL_DIR: path.join(dir, "media"),
     ...database.env,
   });
 }

@@ -11,9 +11,24 @@ const ROUTES: [pattern: RegExp, load: () => Promise<Record<string, unknown>>][] 
   [/^\/api\/generations\/(?<id>[^/]+)$/, () => import("@/app/api/generations/[id]/route")],
   [/^\/api\/webhooks\/gateway$/, () => import("@/app/api/webhooks/gateway/route")],
   [/^\/api\/credits$/, () => import("@/app/api/credits/route")],
+  [/^\/api\/spend$/, () => import("@/app/api/spend/route")],
   [/^\/api\/health$/, () => import("@/app/api/health/route")],
   [/^\/api\/cron\/reconcile$/, () => import("@/app/api/cron/reconcile/route")],
+  [/^\/api\/media\/(?<id>[^/]+)$/, () => import("@/app/api/media/[id]/route")],
 ];
+
+const OPEN_PATHS = new Set(["/api/webhooks/gateway", "/api/health", "/api/cron/reconcile"]);
+
+async function issueViewerCookie(pathname: string, headers: Headers): Promise<{ setCookie?: string }> {
+  if (OPEN_PATHS.has(pathname)) return {};
+  const { viewerSecret } = await import("@/lib/viewer");
+  const { ensureViewerCookie, VIEWER_COOKIE } = await import("@/lib/viewer-cookie");
+  const { value, renewed } = ensureViewerCookie(headers.get("cookie"), viewerSecret());
+  if (!renewed) return {};
+  const others = (headers.get("cookie") ?? "").split(";").filter((c) => c.trim() && !c.trim().startsWith(`${VIEWER_COOKIE}=`));
+  headers.set("cookie", [...others, `${VIEWER_COOKIE}=${value}`].join("; "));
+  return { setCookie: `${VIEWER_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax` };
+}
 
 export function createRouteServer(): http.Server {
   return http.createServer(async (req, res) => {
@@ -29,11 +44,15 @@ export function createRouteServer(): http.Server {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
+    // As proxy.ts does: a visitor without a valid cookie gets a new one, on the request and the response.
+    const { setCookie } = await issueViewerCookie(url.pathname, headers);
     const response = await handler(
       new Request(url, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined }),
       { params: Promise.resolve({ ...found.match!.groups }) },
     );
-    res.writeHead(response.status, Object.fromEntries(response.headers));
+    const responseHeaders: Record<string, string | string[]> = Object.fromEntries(response.headers);
+    if (setCookie) responseHeaders["set-cookie"] = setCookie;
+    res.writeHead(response.status, responseHeaders);
     res.end(Buffer.from(await response.arrayBuffer()));
   });
 }

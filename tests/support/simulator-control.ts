@@ -16,6 +16,16 @@ export type Scenario = {
   latencyMs?: number;
   /** Result URL lifetime for this scenario's tasks, instead of SIMULATOR_RESULT_TTL_MS. */
   resultTtlMs?: number;
+  /** Result downloads: see simulator/README.md, "Scenarios". */
+  media?: {
+    latencyMs?: number;
+    bytesPerSecond?: number;
+    status?: number;
+    truncateAfterBytes?: number;
+    failTimes?: number;
+    redirectTo?: string;
+    sizeBytes?: number;
+  };
   callback?: {
     mode?: "deliver" | "drop";
     delayMs?: number;
@@ -30,6 +40,7 @@ export type Scenario = {
 
 export type SimulatedTask = { taskId: string; state: string; creditsConsumed: number; prompt: string; resultUrls: string[] };
 export type GatewayRequest = { method: string; path: string; status: number; taskId?: string; prompt?: string };
+export type MediaDownload = { taskId: string; method: string; status: number; range: string | null; bytes: number; at: number };
 export type CallbackAttempt = { taskId: string; copy: number; attempt: number; status: number | string; state?: string; at?: number };
 /** Run-time settings, under their SIMULATOR_* environment names (see simulator/README.md). */
 export type SimulatorSettings = Record<`SIMULATOR_${string}`, number | string | boolean>;
@@ -70,6 +81,14 @@ export class SimulatorControl {
   }
   callbacks(match: string) {
     return this.call<CallbackAttempt[]>("GET", `/__control/callbacks?match=${encodeURIComponent(match)}`);
+  }
+  /** Result downloads of the marker's tasks; status 0: the connection was cut. */
+  media(match: string) {
+    return this.call<MediaDownload[]>("GET", `/__control/media?match=${encodeURIComponent(match)}`);
+  }
+  /** Expires the marker's result URLs now (410 from then on). */
+  expire(match: string) {
+    return this.call<{ expired: number }>("POST", "/__control/expire", { match });
   }
   settle(match: string) {
     return this.call<{ settled: number }>("POST", "/__control/settle", { match });

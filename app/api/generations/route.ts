@@ -5,8 +5,9 @@ import { GENERATION_STATES } from "@/lib/generations/generation";
 import { listGenerationsFresh } from "@/lib/generations/list-fresh";
 import { createGeneration } from "@/lib/generations/create";
 import { SEARCH_MAX_LENGTH } from "@/lib/generations/search-text";
-import { jsonWithEtag, readJson, route } from "@/lib/http";
+import { jsonWithEtag, readJson } from "@/lib/http";
 import { visitorKey } from "@/lib/rate-limit";
+import { galleryScope, withViewer } from "@/lib/with-viewer";
 
 const listQuery = z.object({
   cursor: z.string().max(100).optional(),
@@ -16,18 +17,23 @@ const listQuery = z.object({
   q: z.string().max(SEARCH_MAX_LENGTH).optional(),
 });
 
-export const GET = route(async (request) => {
+export const GET = withViewer(async (request, _context, viewer) => {
   const query = listQuery.safeParse(Object.fromEntries(new URL(request.url).searchParams));
   if (!query.success) {
     throw new AppError("bad_request", "Invalid query.", z.flattenError(query.error).fieldErrors as Record<string, string[]>);
   }
-  return jsonWithEtag(request, await listGenerationsFresh(query.data));
+  return jsonWithEtag(request, await listGenerationsFresh({ ...query.data, owner: galleryScope(viewer) }));
 });
 
-export const POST = route(async (request) => {
+export const POST = withViewer(async (request, _context, viewer) => {
   const body = await readJson(request);
   const idempotencyKey = request.headers.get("idempotency-key") ?? undefined;
-  const { generation, error } = await createGeneration({ body, idempotencyKey, visitor: visitorKey(request.headers) });
+  const { generation, error } = await createGeneration({
+    body,
+    idempotencyKey,
+    visitor: visitorKey(request.headers),
+    ownerId: viewer.id,
+  });
   if (error) {
     return Response.json(
       { error: { code: error.code, message: error.message }, generation: { id: generation.id, state: generation.state } },

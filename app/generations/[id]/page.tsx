@@ -8,9 +8,12 @@ import { formatCredits, formatElapsed, formatTimestamp } from "@/app/_components
 import { STATE_LABELS, StateBadge } from "@/app/_components/state-badge";
 import { isTerminal } from "@/lib/generations/generation";
 import { getGenerationFresh } from "@/lib/generations/list-fresh";
-import { getGeneration, listDeliveries } from "@/lib/generations/queries";
+import { getGeneration, isOwnGeneration, listDeliveries } from "@/lib/generations/queries";
+import { isCopying } from "@/lib/media/media-copy";
 import { findModel, KIND_LABELS } from "@/lib/models/catalog";
 import { pageMetadata, truncateTitle } from "@/lib/page-metadata";
+import { getViewer } from "@/lib/viewer";
+import { galleryScope } from "@/lib/with-viewer";
 import { RefreshWhilePending } from "./_components/refresh-while-pending";
 import { Result } from "./_components/result";
 import { Timeline } from "./_components/timeline";
@@ -23,7 +26,9 @@ type Params = { params: Promise<{ id: string }> };
 
 /** The tab and the link preview name the video by its prompt. A plain read: the page itself polls a stale task. */
 export async function generateMetadata({ params }: Params): Promise<Metadata> {
-  const generation = await getGeneration({ id: (await params).id });
+  // Scoped like the page: another owner's prompt never reaches the title of a 404.
+  const viewer = await getViewer();
+  const generation = viewer ? await getGeneration({ id: (await params).id, owner: galleryScope(viewer) }) : null;
   if (!generation) return { title: "Generation not found" };
   const model = findModel(generation.model);
   return pageMetadata({
@@ -34,17 +39,22 @@ export async function generateMetadata({ params }: Params): Promise<Metadata> {
 
 export default async function GenerationPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  const generation = await getGenerationFresh({ id });
-  if (!generation) notFound();
-  const deliveries = await listDeliveries({ generationId: id });
+  const viewer = await getViewer();
+  // Another owner's generation is a 404, exactly like one that does not exist.
+  const generation = viewer ? await getGenerationFresh({ id, owner: galleryScope(viewer) }) : null;
+  if (!viewer || !generation) notFound();
+  // The showcase (GALLERY_SCOPE=shared) shows others' videos, not how they were made.
+  const deliveries = (await isOwnGeneration({ id, ownerId: viewer.id })) ? await listDeliveries({ generationId: id }) : [];
   const model = findModel(generation.model);
   const pending = !isTerminal(generation.state);
+  // Also kept live while the result is being copied into storage.
+  const changing = pending || (generation.state === "SUCCESS" && isCopying(generation));
   const fields = new Map(model?.fields.map((f) => [f.name, f.label]));
   const inputs = Object.entries(generation.input).filter(([name]) => name !== "prompt");
 
   return (
     <main id="main" className="mx-auto max-w-6xl space-y-6 px-4 py-6 sm:px-6">
-      <RefreshWhilePending pending={pending} />
+      <RefreshWhilePending pending={changing} />
       <Link
         href="/"
         className="inline-block rounded text-sm font-medium text-brand-700 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 dark:text-brand-400"
@@ -66,7 +76,7 @@ export default async function GenerationPage({ params }: { params: Promise<{ id:
 
       <div className="grid gap-6 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
         <div className="min-w-0 space-y-6">
-          {generation.state === "SUCCESS" ? <Result urls={generation.resultUrls} prompt={generation.prompt} /> : null}
+          {generation.state === "SUCCESS" ? <Result generation={generation} /> : null}
           {generation.error ? (
             <p className="rounded-xl bg-red-50 p-4 text-sm text-red-800 ring-1 ring-red-200 dark:bg-red-950/60 dark:text-red-200 dark:ring-red-900">
               {generation.error.message || "Generation failed."} <span className="font-semibold">Not charged.</span>

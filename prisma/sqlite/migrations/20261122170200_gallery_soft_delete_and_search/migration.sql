@@ -13,6 +13,8 @@ CREATE TABLE "new_Generation" (
     "creditsConsumed" REAL,
     "errorCode" TEXT,
     "errorMessage" TEXT,
+    "ownerId" TEXT NOT NULL,
+    "costEstimate" REAL NOT NULL DEFAULT 0,
     "idempotencyKey" TEXT,
     "requestHash" TEXT,
     "callbackEnabled" BOOLEAN NOT NULL DEFAULT true,
@@ -27,7 +29,7 @@ CREATE TABLE "new_Generation" (
     "deletedAt" DATETIME,
     "promptSearch" TEXT NOT NULL DEFAULT ''
 );
-INSERT INTO "new_Generation" ("callbackEnabled", "completedAt", "createdAt", "creditsConsumed", "errorCode", "errorMessage", "gatewayMetadata", "id", "idempotencyKey", "input", "lastHeardAt", "model", "notFoundSince", "pollFailures", "pollLeaseUntil", "pollNotFound", "prompt", "requestHash", "resultUrls", "state", "taskId", "updatedAt") SELECT "callbackEnabled", "completedAt", "createdAt", "creditsConsumed", "errorCode", "errorMessage", "gatewayMetadata", "id", "idempotencyKey", "input", "lastHeardAt", "model", "notFoundSince", "pollFailures", "pollLeaseUntil", "pollNotFound", "prompt", "requestHash", "resultUrls", "state", "taskId", "updatedAt" FROM "Generation";
+INSERT INTO "new_Generation" ("callbackEnabled", "completedAt", "costEstimate", "createdAt", "creditsConsumed", "errorCode", "errorMessage", "gatewayMetadata", "id", "idempotencyKey", "input", "lastHeardAt", "model", "notFoundSince", "ownerId", "pollFailures", "pollLeaseUntil", "pollNotFound", "prompt", "requestHash", "resultUrls", "state", "taskId", "updatedAt") SELECT "callbackEnabled", "completedAt", "costEstimate", "createdAt", "creditsConsumed", "errorCode", "errorMessage", "gatewayMetadata", "id", "idempotencyKey", "input", "lastHeardAt", "model", "notFoundSince", "ownerId", "pollFailures", "pollLeaseUntil", "pollNotFound", "prompt", "requestHash", "resultUrls", "state", "taskId", "updatedAt" FROM "Generation";
 DROP TABLE "Generation";
 ALTER TABLE "new_Generation" RENAME TO "Generation";
 CREATE UNIQUE INDEX "Generation_taskId_key" ON "Generation"("taskId");
@@ -37,6 +39,8 @@ CREATE INDEX "Generation_deletedAt_createdAt_id_idx" ON "Generation"("deletedAt"
 CREATE INDEX "Generation_state_createdAt_id_idx" ON "Generation"("state", "createdAt" DESC, "id" DESC);
 CREATE INDEX "Generation_state_pollLeaseUntil_idx" ON "Generation"("state", "pollLeaseUntil");
 CREATE INDEX "Generation_model_createdAt_idx" ON "Generation"("model", "createdAt" DESC);
+CREATE INDEX "Generation_ownerId_createdAt_id_idx" ON "Generation"("ownerId", "createdAt" DESC, "id" DESC);
+CREATE INDEX "Generation_ownerId_state_completedAt_idx" ON "Generation"("ownerId", "state", "completedAt");
 PRAGMA foreign_keys=ON;
 PRAGMA defer_foreign_keys=OFF;
 

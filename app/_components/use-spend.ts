@@ -1,0 +1,13 @@
+"use client";
+// The viewer's spend against their cap (null when there is no cap). Revalidated
+// after each submission and whenever a task finishes (use-state-changes.ts).
+import useSWR from "swr";
+import { fetchJson, FetchError } from "./use-generations";
+
+export const SPEND_KEY = "/api/spend";
+
+export type SpendAnswer = { spend: { used: number; limit: number; window: "hour" | "day" | "week"; resetsAt: string } | null };
+
+export function useSpend() {
+  return useSWR<SpendAnswer, FetchError>(SPEND_KEY, fetchJson);
+}

@@ -1,0 +1,177 @@
+// Support's view: every owner's generations, spend per owner, and the
+// delivery log, for "I paid and got nothing". Off (404) without ADMIN_PASSWORD.
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { formatCredits, formatTimestamp } from "@/app/_components/format";
+import { StateBadge } from "@/app/_components/state-badge";
+import { adminEnabled, isAdmin } from "@/lib/admin";
+import { env } from "@/lib/env";
+import { listAllGenerations, listRecentDeliveries, spendByOwner } from "@/lib/generations/admin-queries";
+import { spendWindowBounds } from "@/lib/spend-limit";
+import { signOutAdmin } from "./actions";
+import { AdminSignInForm } from "./_components/sign-in-form";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Admin · Framehook", robots: { index: false } };
+
+const card = "rounded-2xl bg-white p-4 shadow-sm ring-1 ring-zinc-200 sm:p-6 dark:bg-zinc-900 dark:ring-zinc-800";
+const th = "px-2 py-1 text-left font-medium text-zinc-600 dark:text-zinc-400";
+const td = "px-2 py-1 align-top";
+
+type SearchParams = Promise<Record<string, string | string[] | undefined>>;
+
+export default async function AdminPage({ searchParams }: { searchParams: SearchParams }) {
+  if (!adminEnabled()) notFound();
+  if (!(await isAdmin())) {
+    return (
+      <main id="main" className="mx-auto max-w-6xl space-y-4 px-4 py-6 sm:px-6">
+        <h1 className="text-lg font-semibold">Admin</h1>
+        <AdminSignInForm />
+      </main>
+    );
+  }
+  const raw = (await searchParams).q;
+  const q = typeof raw === "string" && raw.trim() ? raw.trim().slice(0, 200) : undefined;
+  const window = env.SPEND_LIMIT_WINDOW;
+  const { start } = spendWindowBounds(window);
+  const [generations, owners, deliveries] = await Promise.all([
+    listAllGenerations({ q }),
+    spendByOwner({ since: start }),
+    listRecentDeliveries({ q }),
+  ]);
+
+  return (
+    <main id="main" className="mx-auto max-w-6xl space-y-6 px-4 py-6 sm:px-6">
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <h1 className="text-lg font-semibold">Admin</h1>
+        <form action={signOutAdmin}>
+          <button type="submit" className="rounded text-sm font-medium text-brand-700 hover:underline dark:text-brand-400">
+            Sign out
+          </button>
+        </form>
+      </div>
+      <form role="search" className="flex flex-wrap gap-2">
+        <label htmlFor="admin-q" className="sr-only">
+          Owner, generation or task id
+        </label>
+        <input
+          id="admin-q"
+          name="q"
+          defaultValue={q}
+          placeholder="Owner, generation or task id"
+          className="w-full max-w-md rounded-lg border border-zinc-300 bg-white px-3 py-2 text-sm dark:border-zinc-700 dark:bg-zinc-950"
+        />
+        <button type="submit" className="rounded-lg bg-brand-600 px-4 py-2 text-sm font-semibold text-white hover:bg-brand-700">
+          Find
+        </button>
+      </form>
+
+      <section aria-labelledby="owners" className={`${card} overflow-x-auto`}>
+        <h2 id="owners" className="mb-1 font-semibold">
+          Spend per owner
+        </h2>
+        <p className="mb-3 text-sm text-zinc-600 dark:text-zinc-400">
+          Since {formatTimestamp(start.toISOString())} (window: {window}; cap:{" "}
+          {env.SPEND_LIMIT_CREDITS > 0 ? formatCredits(env.SPEND_LIMIT_CREDITS) : "off"}). In flight counts at the estimate.
+        </p>
+        <table className="w-full text-sm">
+          <thead>
+            <tr>
+              <th className={th}>Owner</th>
+              <th className={th}>Generations</th>
+              <th className={th}>In flight</th>
+              <th className={th}>Charged</th>
+              <th className={th}>Last</th>
+            </tr>
+          </thead>
+          <tbody>
+            {owners.map((o) => (
+              <tr key={o.ownerId} className="border-t border-zinc-100 dark:border-zinc-800">
+                <td className={td}>
+                  <a href={`/admin?q=${encodeURIComponent(o.ownerId)}`} className="font-mono text-xs text-brand-700 hover:underline dark:text-brand-400">
+                    {o.ownerId}
+                  </a>
+                </td>
+                <td className={`${td} tabular-nums`}>{o.generations}</td>
+                <td className={`${td} tabular-nums`}>{formatCredits(o.inFlight)}</td>
+                <td className={`${td} tabular-nums`}>{formatCredits(o.charged)}</td>
+                <td className={`${td} tabular-nums`}>{o.lastAt ? formatTimestamp(o.lastAt) : "—"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+
+      <section aria-labelledby="all-generations" className={`${card} overflow-x-auto`}>
+        <h2 id="all-generations" className="mb-3 font-semibold">
+          Generations{q ? ` matching ${q}` : ""}
+        </h2>
+        <table className="w-full text-sm">
+          <thead>
+            <tr>
+              <th className={th}>Created</th>
+              <th className={th}>Owner</th>
+              <th className={th}>State</th>
+              <th className={th}>Prompt</th>
+              <th className={th}>Credits</th>
+              <th className={th}>Ids</th>
+            </tr>
+          </thead>
+          <tbody>
+            {generations.map((g) => (
+              <tr key={g.id} className="border-t border-zinc-100 dark:border-zinc-800" data-testid="admin-generation">
+                <td className={`${td} whitespace-nowrap tabular-nums`}>{formatTimestamp(g.createdAt)}</td>
+                <td className={`${td} font-mono text-xs`}>{g.ownerId}</td>
+                <td className={td}>
+                  <StateBadge state={g.state} overdue={g.overdue} />
+                  {g.error ? <div className="mt-1 text-xs text-red-700 dark:text-red-300">{g.error.code}</div> : null}
+                </td>
+                <td className={`${td} max-w-xs break-words`}>{g.prompt}</td>
+                <td className={`${td} tabular-nums`}>{g.creditsConsumed === null ? "—" : formatCredits(g.creditsConsumed)}</td>
+                <td className={`${td} font-mono text-xs break-all`}>
+                  <a href={`/admin?q=${encodeURIComponent(g.id)}`} className="text-brand-700 hover:underline dark:text-brand-400">
+                    {g.id}
+                  </a>
+                  <div>{g.taskId ?? "no task"}</div>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+
+      <section aria-labelledby="delivery-log" className={`${card} overflow-x-auto`}>
+        <h2 id="delivery-log" className="mb-3 font-semibold">
+          Delivery log
+        </h2>
+        <table className="w-full text-sm">
+          <thead>
+            <tr>
+              <th className={th}>At</th>
+              <th className={th}>Source</th>
+              <th className={th}>Outcome</th>
+              <th className={th}>Reported</th>
+              <th className={th}>Generation · owner</th>
+              <th className={th}>Detail</th>
+            </tr>
+          </thead>
+          <tbody>
+            {deliveries.map((d) => (
+              <tr key={d.id} className="border-t border-zinc-100 dark:border-zinc-800">
+                <td className={`${td} whitespace-nowrap tabular-nums`}>{formatTimestamp(d.createdAt)}</td>
+                <td className={td}>{d.source}</td>
+                <td className={td}>{d.outcome}</td>
+                <td className={td}>{d.reportedState ?? "—"}</td>
+                <td className={`${td} font-mono text-xs break-all`}>
+                  {d.generationId ?? d.taskId ?? "—"}
+                  <div className="text-zinc-500">{d.ownerId ?? ""}</div>
+                </td>
+                <td className={`${td} max-w-xs break-words text-xs`}>{d.detail ?? ""}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+    </main>
+  );
+}

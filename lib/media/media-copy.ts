@@ -1,0 +1,47 @@
+// A result's stored copy as routes and pages see it, and which URL plays:
+// the app's copy once it exists, the gateway's link until then.
+import type { MediaCopy as MediaCopyRow } from "@/lib/generated/prisma/client";
+
+export type MediaCopyStatus = "pending" | "copying" | "done" | "failed" | "deleted";
+
+export type StoredMedia = {
+  position: number;
+  status: MediaCopyStatus;
+  /** The app's URL for the copy (it serves or redirects), once done. */
+  url: string | null;
+  size: number | null;
+  attempts: number;
+  /** Why the last attempt failed, in words safe to show. */
+  error: string | null;
+  copiedAt: string | null;
+};
+
+const STATUS: Record<MediaCopyRow["state"], MediaCopyStatus> = {
+  PENDING: "pending",
+  COPYING: "copying",
+  DONE: "done",
+  FAILED: "failed",
+  DELETING: "deleted",
+  DELETED: "deleted",
+};
+
+export function toStoredMedia(row: MediaCopyRow): StoredMedia {
+  const status = STATUS[row.state];
+  return {
+    position: row.position,
+    status,
+    url: status === "done" ? `/api/media/${row.id}` : null,
+    size: row.size,
+    attempts: row.attempts,
+    error: row.lastError,
+    copiedAt: row.completedAt?.toISOString() ?? null,
+  };
+}
+
+/** The URL to play result `position`: the stored copy when it is done, else the gateway's. */
+export function playbackUrl(generation: { resultUrls: string[]; storedMedia: StoredMedia[] }, position = 0): string | undefined {
+  return generation.storedMedia.find((m) => m.position === position && m.url)?.url ?? generation.resultUrls[position];
+}
+
+export const isCopying = (generation: { storedMedia: StoredMedia[] }) =>
+  generation.storedMedia.some((m) => m.status === "pending" || m.status === "copying");

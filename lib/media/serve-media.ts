@@ -1,0 +1,77 @@
+// Serves a stored copy at /api/media/{id}: from the local disk with byte
+// ranges (a <video> seeks with them), a strong ETag and caching; from S3 by a
+// redirect to a short-lived presigned (or public) URL. Served from our own
+// origin, so the response may never be read as a page: nosniff and a sandbox.
+import "server-only";
+import { Readable } from "node:stream";
+import { prisma } from "@/lib/db";
+import { AppError } from "@/lib/errors";
+import { visibleTo, type OwnerScope } from "@/lib/generations/queries";
+import { getMediaStorage, type ByteRange } from "./storage";
+
+const SAFETY_HEADERS = {
+  "X-Content-Type-Options": "nosniff",
+  "Content-Security-Policy": "default-src 'none'; sandbox",
+};
+
+export async function serveStoredMedia({ id, request, owner }: { id: string; request: Request; owner: OwnerScope }): Promise<Response> {
+  const storage = await getMediaStorage();
+  // Another owner's copy answers like a missing one: the same 404, no existence leak.
+  const copy = await prisma.mediaCopy.findFirst({ where: { id, generation: visibleTo(owner) }, select: { state: true, storageKey: true, contentType: true, size: true, sha256: true } });
+  if (!storage || copy?.state !== "DONE" || copy.size === null) throw new AppError("not_found", "No such stored media.");
+
+  const redirect = await storage.url({ key: copy.storageKey });
+  if (redirect) {
+    // The presigned URL outlives this answer, so the browser may reuse it briefly.
+    return new Response(null, { status: 302, headers: { Location: redirect, "Cache-Control": "private, max-age=60" } });
+  }
+
+  const etag = `"${copy.sha256 ?? copy.size}"`;
+  const headers: Record<string, string> = {
+    ...SAFETY_HEADERS,
+    "Content-Type": copy.contentType ?? "application/octet-stream",
+    "Accept-Ranges": "bytes",
+    // The bytes under an id never change (a retried copy writes the same file), but they belong to one viewer.
+    "Cache-Control": "private, max-age=86400",
+    ETag: etag,
+  };
+  if (matches(request.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
+
+  const size = copy.size;
+  const ifRange = request.headers.get("if-range");
+  const range = !ifRange || ifRange === etag ? parseRange(request.headers.get("range"), size) : null;
+  if (range === "unsatisfiable") {
+    return new Response(null, { status: 416, headers: { ...headers, "Content-Range": `bytes */${size}` } });
+  }
+  const head = request.method === "HEAD";
+  const object = head ? null : await storage.get({ key: copy.storageKey, range: range ?? undefined });
+  if (!head && !object) throw new AppError("not_found", "The stored media is missing.");
+  const body = object ? (Readable.toWeb(object.body) as ReadableStream<Uint8Array>) : null;
+  if (range) {
+    const { start, end } = range;
+    return new Response(body, {
+      status: 206,
+      headers: { ...headers, "Content-Range": `bytes ${start}-${end}/${size}`, "Content-Length": String(end - start + 1) },
+    });
+  }
+  return new Response(body, { status: 200, headers: { ...headers, "Content-Length": String(size) } });
+}
+
+function matches(header: string | null, etag: string): boolean {
+  return !!header && (header.trim() === "*" || header.split(/\s*,\s*/).some((tag) => tag.replace(/^W\//, "") === etag));
+}
+
+/** One `bytes=` range (what browsers send); several ranges, or none, get the whole file. */
+export function parseRange(header: string | null, size: number): ByteRange | "unsatisfiable" | null {
+  const range = header?.match(/^bytes=(\d*)-(\d*)$/);
+  if (!range || (!range[1] && !range[2])) return null;
+  if (!range[1]) {
+    const suffix = Number(range[2]);
+    if (suffix === 0) return "unsatisfiable";
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(range[1]);
+  const end = range[2] ? Math.min(Number(range[2]), size - 1) : size - 1;
+  if (start > end || start >= size) return "unsatisfiable";
+  return { start, end };
+}

@@ -1,0 +1,49 @@
+// Who is asking: the one seam between Framehook and a sign-in system.
+// By default every visitor is anonymous, known by a random id in a signed
+// cookie (viewer-cookie.ts) that proxy.ts issues. To use Auth.js, Clerk,
+// Supabase Auth or your own session, replace getViewer() (README: "Plug in
+// your sign-in"); nothing else in the app reads identity.
+import "server-only";
+import { env } from "@/lib/env";
+import { readCookie, VIEWER_COOKIE, VIEWER_MAX_AGE_SECONDS, verifyViewerCookie } from "./viewer-cookie";
+
+export type Viewer = {
+  /** Stable and opaque: stored as every generation's ownerId. */
+  id: string;
+};
+
+/**
+ * The viewer of this request, or null when nobody is identified (routes then
+ * answer 401 and pages show an empty gallery). Route handlers pass their
+ * request; pages and server actions call it bare and it reads next/headers.
+ *
+ * With Auth.js, for example, this whole function becomes:
+ *   const session = await auth();
+ *   return session?.user?.id ? { id: `user:${session.user.id}` } : null;
+ */
+export async function getViewer(request?: Request): Promise<Viewer | null> {
+  const cookieHeader = request ? request.headers.get("cookie") : (await requestHeaders()).get("cookie");
+  const id = verifyViewerCookie(readCookie(cookieHeader, VIEWER_COOKIE), viewerSecret());
+  return id ? { id } : null;
+}
+
+async function requestHeaders(): Promise<Headers> {
+  // Imported lazily so that this module also loads outside Next (the test route server).
+  const { headers } = await import("next/headers");
+  return headers();
+}
+
+/** VIEWER_SECRET, or else WEBHOOK_SECRET (a key derived from it: see viewer-cookie.ts). Rotating it starts everyone afresh. */
+export function viewerSecret(): string {
+  return env.VIEWER_SECRET ?? env.WEBHOOK_SECRET;
+}
+
+export const viewerCookieOptions = () =>
+  ({
+    httpOnly: true,
+    sameSite: "lax",
+    // Secure wherever the app is served over https; `npm start` on http://localhost must still work.
+    secure: env.NODE_ENV === "production" && env.PUBLIC_BASE_URL.startsWith("https:"),
+    path: "/",
+    maxAge: VIEWER_MAX_AGE_SECONDS,
+  }) as const;

@@ -1,0 +1,119 @@
+// The spending cap per owner, through the real routes, database and simulator:
+// concurrent submits near the cap never overshoot it, refusals never reach
+// the gateway, owners' caps are independent, and a failure gives its estimate back.
+import { afterAll, describe, expect, test } from "vitest";
+import { startApp, waitFor } from "../support/app";
+import { uniqueMarker } from "../support/simulator-control";
+
+// 2-second 480p videos: 0.2816 credits each, so seven fit under 2 credits and the eighth does not.
+const CAP = 2;
+const ESTIMATE = 0.2816;
+const app = await startApp({ env: { SPEND_LIMIT_CREDITS: String(CAP), SPEND_LIMIT_WINDOW: "day", SUBMIT_RATE_LIMIT: "0" } });
+const { prisma } = await import("@/lib/db");
+
+afterAll(() => app.close());
+
+type Visitor = ReturnType<typeof app.visitor>;
+const submit = (visitor: Visitor, prompt: string, model = "alpha-2.5-text-to-video-480p") =>
+  visitor("/api/generations", { method: "POST", json: { model, input: { prompt, duration: 2 } } });
+const spendOf = async (visitor: Visitor) =>
+  ((await (await visitor("/api/spend")).json()) as { spend: { used: number; limit: number; resetsAt: string } | null }).spend;
+const gatewaySubmits = async (marker: string) => (await app.simulator.requests(marker)).filter((r) => r.method === "POST").length;
+
+describe("spending cap", () => {
+  test("the insert itself is atomic: 20 concurrent inserts in one process never sum past the cap", async () => {
+    // Straight at the service, without HTTP spreading the calls out: all 20 are in flight at once.
+    // First in the file on purpose: it is also this process's first transaction (see connected()).
+    const { createWithinSpendLimit } = await import("@/lib/spend-limit");
+    const ownerId = `direct-${uniqueMarker("owner")}`;
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) =>
+        createWithinSpendLimit({ ownerId, costEstimate: ESTIMATE, model: "alpha-2.5-text-to-video-480p", prompt: `direct ${i}` }),
+      ),
+    );
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(7);
+    const reasons = results.flatMap((r) => (r.status === "rejected" ? [(r.reason as { code?: string }).code] : []));
+    expect(reasons).toEqual(Array(13).fill("spend_limit"));
+    const stored = await prisma.generation.aggregate({ _sum: { costEstimate: true }, _count: true, where: { ownerId } });
+    expect(stored._count).toBe(7);
+    expect(stored._sum.costEstimate!).toBeLessThanOrEqual(CAP);
+  });
+
+  test("20 concurrent submits from one owner near the cap: 7 accepted, 13 refused with 429 before the gateway", async () => {
+    const marker = uniqueMarker("cap");
+    // Kept in flight: their estimates count until they finish.
+    await app.simulator.scenario({ match: marker, pendingMs: 60_000, callback: { mode: "drop" } });
+    const visitor = app.visitor();
+    const ownerId = await visitor.ownerId();
+
+    const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => submit(visitor, `lantern ${i} ${marker}`)));
+    const statuses = responses.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 201)).toHaveLength(7);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(13);
+
+    const refusal = responses.find((r) => r.status === 429)!;
+    expect(Number(refusal.headers.get("retry-after"))).toBeGreaterThan(0);
+    const body = (await refusal.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("spend_limit");
+    expect(body.error.message).toMatch(/^You've used 1\.97 of 2 credits today; resets at \d{4}-\d\d-\d\d 00:00 UTC\./);
+
+    // Nothing stored for a refusal; what is stored stays within the cap; the gateway saw only the accepted.
+    const rows = await prisma.generation.findMany({ where: { ownerId } });
+    expect(rows).toHaveLength(7);
+    expect(rows.reduce((sum, r) => sum + r.costEstimate, 0)).toBeLessThanOrEqual(CAP);
+    expect(rows.every((r) => r.costEstimate === ESTIMATE)).toBe(true);
+    expect(await gatewaySubmits(marker)).toBe(7);
+    expect(await spendOf(visitor)).toMatchObject({ used: 1.9712, limit: CAP });
+  });
+
+  test("another owner's cap is their own", async () => {
+    const marker = uniqueMarker("cap-other");
+    const full = app.visitor();
+    await app.simulator.scenario({ match: marker, pendingMs: 60_000, callback: { mode: "drop" } });
+    for (let i = 0; i < 7; i++) expect((await submit(full, `kite ${i} ${marker}`)).status).toBe(201);
+    expect((await submit(full, `kite 8 ${marker}`)).status).toBe(429);
+    const other = app.visitor();
+    expect((await submit(other, `kite other ${marker}`)).status).toBe(201);
+    expect(await spendOf(other)).toMatchObject({ used: ESTIMATE });
+  });
+
+  test("a pay-per-use model counts at the assumed rate (0.15 credits/s)", async () => {
+    const marker = uniqueMarker("cap-ppu");
+    await app.simulator.scenario({ match: marker, pendingMs: 60_000, callback: { mode: "drop" } });
+    const visitor = app.visitor();
+    const response = await visitor("/api/generations", {
+      method: "POST",
+      json: { model: "gamma/reference-to-video", input: { prompt: `echo ${marker}`, reference_video_urls: ["https://example.com/r.mp4"], duration: 10 } },
+    });
+    expect(response.status).toBe(201);
+    expect(await spendOf(visitor)).toMatchObject({ used: 1.5 });
+  });
+
+  test("a failed task gives its estimate back; a success counts what it was charged", async () => {
+    const marker = uniqueMarker("cap-settle");
+    const visitor = app.visitor();
+    await app.simulator.scenario({ match: `${marker}-fail`, outcome: "failure", pendingMs: 100 });
+    await app.simulator.scenario({ match: `${marker}-ok`, pendingMs: 100 });
+    const failed = (await (await submit(visitor, `ash ${marker}-fail`)).json()) as { id: string };
+    const ok = (await (await submit(visitor, `oak ${marker}-ok`)).json()) as { id: string };
+    await waitFor(async () => {
+      const rows = await prisma.generation.findMany({ where: { id: { in: [failed.id, ok.id] } } });
+      return rows.every((r) => r.state === "FAILURE" || r.state === "SUCCESS");
+    });
+    const charged = (await prisma.generation.findUniqueOrThrow({ where: { id: ok.id } })).creditsConsumed;
+    expect(charged).toBe(ESTIMATE);
+    expect(await spendOf(visitor)).toMatchObject({ used: ESTIMATE });
+  });
+
+  test("a refusal says nothing was sent to the gateway, and nothing was", async () => {
+    // The JSON API and the action share createGeneration; the message is what the form shows.
+    const visitor = app.visitor();
+    const marker = uniqueMarker("cap-msg");
+    await app.simulator.scenario({ match: marker, pendingMs: 60_000, callback: { mode: "drop" } });
+    for (let i = 0; i < 7; i++) await submit(visitor, `reed ${i} ${marker}`);
+    const refused = await submit(visitor, `reed 8 ${marker}`);
+    const { error } = (await refused.json()) as { error: { message: string } };
+    expect(error.message).toContain("Nothing was sent to the gateway");
+    expect(await gatewaySubmits(marker)).toBe(7);
+  });
+});
