@@ -99,6 +99,8 @@ export default defineConfig({
       // Per visitor (each test's browser context is one): owners.spec.ts fills it; other flows stay far below.
       SPEND_LIMIT_CREDITS: "6",
       ADMIN_PASSWORD: E2E_ADMIN_PASSWORD,
+      // Event streams end (and browsers reconnect) often, so tests/e2e/live-gallery.spec.ts sees it.
+      EVENTS_STREAM_SECONDS: "8",
       NEXT_TELEMETRY_DISABLED: "1",
     },
   },

@@ -1,5 +1,5 @@
 // `npm run bench`: builds the app, starts it with the simulator on loopback,
-// runs the benchmarks (five of issue 8, the media copy of issue 18) in order (each leaves the database as
+// runs the benchmarks (issues 8, 16 and 18) in order (each leaves the database as
 // the next one expects), writes BENCHMARKS.md and prints a summary.
 import fs from "node:fs";
 import os from "node:os";
@@ -9,6 +9,7 @@ import { benchDuplicateStorm } from "./benchmarks/duplicate-storm";
 import { benchGalleryList } from "./benchmarks/gallery-list";
 import { benchGalleryPage } from "./benchmarks/gallery-page";
 import { benchMediaCopy } from "./benchmarks/media-copy";
+import { benchLiveGallery } from "./benchmarks/live-gallery";
 import { benchPollingCost } from "./benchmarks/polling-cost";
 import { openDatabase, type BenchDb } from "./db";
 import { stopAllProcesses } from "./processes";
@@ -67,6 +68,7 @@ try {
     ["4. Gallery list endpoint", () => benchGalleryList(running, database)],
     ["5. Gallery page", () => benchGalleryPage(running)],
     ["6. Media copy", () => benchMediaCopy(running, database)],
+    ["7. Live gallery", () => benchLiveGallery(running)],
   ];
   const sections: Section[] = [];
   for (const [title, run] of benchmarks) if (selected(title)) sections.push(await attempt(title, run));

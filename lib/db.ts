@@ -10,7 +10,7 @@ function createPrismaClient() {
   if (databaseEngine(env.DATABASE_URL) === "postgres") {
     return createPostgresClient({ url: env.DATABASE_URL, poolMax: env.DATABASE_POOL_MAX });
   }
-  return createSqliteClient({ url: env.DATABASE_URL, authToken: env.DATABASE_AUTH_TOKEN });
+  return createSqliteClient({ url: env.DATABASE_URL, authToken: env.DATABASE_AUTH_TOKEN, lockWaitMs: env.DATABASE_LOCK_WAIT_MS });
 }
 
 type Db = ReturnType<typeof createPrismaClient>;

@@ -28,11 +28,17 @@ const schema = z
       z.string().regex(/^(file:|libsql:|https?:|wss?:|postgres(ql)?:\/\/)/i, "must be a file: path, a libSQL URL or a postgresql:// URL"),
     ).default("file:./data/framehook.db"),
     DATABASE_AUTH_TOKEN: optional(z.string().min(1)),
+    // SQLite: how long a query waits out another connection's write lock (a backup, a migration) before failing.
+    DATABASE_LOCK_WAIT_MS: optional(z.coerce.number().int().min(0).max(60_000)).default(5000),
     // PostgreSQL only: a direct (unpooled) URL for what needs a session of its
     // own: migrations (advisory lock) and LISTEN. Defaults to DATABASE_URL.
     DATABASE_DIRECT_URL: optional(z.string().regex(/^postgres(ql)?:\/\//i, "must be a postgresql:// URL")),
     // PostgreSQL only: connections each app instance may open (see README "Deploying").
     DATABASE_POOL_MAX: optional(z.coerce.number().int().min(1).max(100)).default(5),
+    // Live gallery: a stream ends itself before this (below a serverless host's maxDuration of 300 s) and the browser reconnects.
+    EVENTS_STREAM_SECONDS: optional(z.coerce.number().int().min(5).max(280)).default(240),
+    // Open event streams one instance serves at most; past it, browsers fall back to polling.
+    EVENTS_MAX_STREAMS: optional(z.coerce.number().int().min(1)).default(2000),
     CRON_SECRET: optional(z.string().min(1)),
     // How long a PENDING task may go unheard before a reader asks the gateway.
     POLL_STALE_MS: optional(z.coerce.number().int().min(1000).max(600_000)).default(4000),

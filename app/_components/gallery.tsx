@@ -10,8 +10,9 @@ import { EmptyGallery } from "./empty-gallery";
 import { GalleryFilters } from "./gallery-filters";
 import { GenerationCard } from "./generation-card";
 import { GenerationViewer } from "./generation-viewer";
+import { LiveIndicator } from "./live-indicator";
 import { forgetSubmissions, isPlaceholder, useSubmissions } from "./submissions";
-import { generationsUrl, matchesFilters, useGenerations, type GenerationFilters, type GenerationPage } from "./use-generations";
+import { generationsUrl, isInProgress, matchesFilters, useGenerations, type GenerationFilters, type GenerationPage } from "./use-generations";
 import { useEstimates } from "./use-estimates";
 import { useStateChanges } from "./use-state-changes";
 import { useInfiniteScroll } from "./use-infinite-scroll";
@@ -28,7 +29,7 @@ export function Gallery({
   initialEstimates: CompletionEstimates;
 }) {
   const [filters, setFilters] = useState(initialFilters);
-  const { data, size, setSize, isLoading, isValidating, error, mutate } = useGenerations(filters, { filters: initialFilters, page: initialPage });
+  const { data, size, setSize, isLoading, isValidating, error, mutate, live } = useGenerations(filters, { filters: initialFilters, page: initialPage });
   const submissions = useSubmissions();
 
   const estimates = useEstimates(initialEstimates);
@@ -46,7 +47,8 @@ export function Gallery({
         ({ generation, placeholder }) =>
           !listedIds.has(generation.id) &&
           matchesFilters(generation, filters) &&
-          !(placeholder && listed.some((g) => g.state === "SUBMITTING" && g.prompt === generation.prompt && g.model === generation.model)),
+          // With live events the list can show the row as PENDING before the action answers.
+          !(placeholder && listed.some((g) => isInProgress(g) && g.prompt === generation.prompt && g.model === generation.model)),
       ),
     [submissions, listedIds, listed, filters],
   );
@@ -91,7 +93,10 @@ export function Gallery({
 
   return (
     <div className="space-y-4">
-      <GalleryFilters filters={filters} models={models} onChange={changeFilters} />
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <GalleryFilters filters={filters} models={models} onChange={changeFilters} />
+        <LiveIndicator status={live} />
+      </div>
       <p aria-live="polite" className="sr-only">
         {announcement}
       </p>

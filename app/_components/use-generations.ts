@@ -1,11 +1,14 @@
 "use client";
 // The gallery's data: pages of the app's own API, newest first, behind a cursor.
-// Polled every few seconds only while something shown is in progress (SWR
-// pauses while the tab is hidden and revalidates on focus).
-import { useEffect } from "react";
+// Kept live by the event stream (use-generation-events.ts): a change refetches
+// the page that shows it. Polled every few seconds while something shown is
+// in progress and the stream is not open, every 10 s as a safety net while it
+// is (SWR pauses while the tab is hidden and revalidates on focus).
+import { useCallback, useEffect, useRef } from "react";
 import useSWRInfinite, { type SWRInfiniteResponse } from "swr/infinite";
 import type { Generation, GenerationState } from "@/lib/generations/generation";
 import { isCopying } from "@/lib/media/media-copy";
+import { SAFETY_NET_POLL_MS, useGenerationEvents, type LiveStatus } from "./use-generation-events";
 
 export type GenerationPage = { items: Generation[]; nextCursor: string | null };
 export type GenerationFilters = { state?: GenerationState; model?: string; q?: string };
@@ -52,13 +55,59 @@ export function matchesFilters(generation: Generation, filters: GenerationFilter
 /** `initial` is the server-rendered first page, shown while `filters` are the ones it was rendered for. */
 export function useGenerations(filters: GenerationFilters, initial: { filters: GenerationFilters; page: GenerationPage }) {
   const sameAsInitial = filters.state === initial.filters.state && filters.model === initial.filters.model && filters.q === initial.filters.q;
+  // While events flow, a read need not wait for the server to ask the gateway: the answer comes as an event.
+  const liveRef = useRef(false);
+  const fetchPage = useCallback((url: string) => fetchJson<GenerationPage>(liveRef.current ? `${url}&refresh=background` : url), []);
   const swr = useSWRInfinite<GenerationPage>(
     (_index, previous: GenerationPage | null) => (previous && !previous.nextCursor ? null : generationsUrl(filters, previous?.nextCursor)),
-    fetchJson,
+    fetchPage,
     { fallbackData: sameAsInitial ? [initial.page] : undefined, keepPreviousData: true },
   );
-  usePollWhileInProgress(swr);
-  return swr;
+  const { data, mutate } = swr;
+  const refresh = useCoalescedRefresh(mutate);
+  const live = useGenerationEvents({
+    onChange: (change) => refresh(change.id),
+    // The first open follows the server render: only news if something was in progress.
+    onResync: ({ initial }) => {
+      if (!initial || anyInProgress(data)) void mutate();
+    },
+  });
+  useEffect(() => {
+    liveRef.current = live === "live";
+  }, [live]);
+  usePollWhileInProgress(swr, live);
+  return { ...swr, live };
+}
+
+/**
+ * Refetches, on events, the first page (where new cards appear) and any page
+ * showing a changed generation. One refetch at a time: SWR drops the answer of
+ * a request that a newer mutate overtook, so a steady stream of events would
+ * otherwise keep any answer from ever being shown. Events that arrive
+ * meanwhile are gathered into the next refetch.
+ */
+function useCoalescedRefresh(mutate: SWRInfiniteResponse<GenerationPage>["mutate"]) {
+  const state = useRef<{ running: boolean; ids: Set<string> }>({ running: false, ids: new Set() });
+  return useCallback(
+    (id: string) => {
+      const current = state.current;
+      current.ids.add(id);
+      if (current.running) return;
+      const run = () => {
+        const ids = current.ids;
+        current.ids = new Set();
+        current.running = true;
+        void mutate(undefined, {
+          revalidate: (page: GenerationPage | undefined, url) => !page || !String(url).includes("cursor=") || page.items.some((g) => ids.has(g.id)),
+        }).finally(() => {
+          current.running = false;
+          if (current.ids.size > 0) run();
+        });
+      };
+      run();
+    },
+    [mutate],
+  );
 }
 
 /**
@@ -67,8 +116,11 @@ export function useGenerations(filters: GenerationFilters, initial: { filters: G
  * and the older pages that still show work in progress, so it costs one
  * request however far the user has scrolled.
  */
-function usePollWhileInProgress({ data, mutate }: Pick<SWRInfiniteResponse<GenerationPage>, "data" | "mutate">) {
+function usePollWhileInProgress({ data, mutate }: Pick<SWRInfiniteResponse<GenerationPage>, "data" | "mutate">, live: LiveStatus) {
   const polling = anyInProgress(data);
+  // A task submitted without a callback is carried by polling alone: no event will come.
+  const uncalled = !!data?.some((page) => page.items.some((g) => g.state === "PENDING" && !g.callbackEnabled));
+  const interval = live === "live" && !uncalled ? SAFETY_NET_POLL_MS : POLL_INTERVAL_MS;
   useEffect(() => {
     if (!polling) return;
     const timer = setInterval(() => {
@@ -77,7 +129,7 @@ function usePollWhileInProgress({ data, mutate }: Pick<SWRInfiniteResponse<Gener
         // `page` is undefined when a new item on top shifted this page's cursor.
         revalidate: (page: GenerationPage | undefined, url) => !page || !String(url).includes("cursor=") || page.items.some(isChanging),
       });
-    }, POLL_INTERVAL_MS);
+    }, interval);
     return () => clearInterval(timer);
-  }, [polling, mutate]);
+  }, [polling, interval, mutate]);
 }

@@ -1,43 +1,71 @@
-// The Prisma client over the libSQL adapter (SQLite file or libSQL server).
+// The Prisma client for SQLite (a `file:` database) and libSQL servers: the
+// adapter over one lock-safe connection, and how another writer's lock is
+// waited out.
 import "server-only";
+import type { Client, Config } from "@libsql/client";
 import { PrismaLibSQL } from "@prisma/adapter-libsql";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { explainProviderMismatch } from "./provider-mismatch";
+import { SqliteConnection } from "./sqlite-connection";
 
-/** How long an operation waits out another writer's lock. */
-const BUSY_WAIT_MS = 5_000;
+/** The libSQL adapter over SqliteConnection for `file:` URLs (a server's URL keeps @libsql/client's own client). */
+class LockSafeLibSQL extends PrismaLibSQL {
+  createClient(config: Config): Client {
+    return config.url.startsWith("file:") ? new SqliteConnection(config) : super.createClient(config);
+  }
+}
 
-export function createSqliteClient({ url, authToken }: { url: string; authToken?: string }) {
-  const adapter = new PrismaLibSQL({ url, authToken });
-  const client = explainProviderMismatch(() => new PrismaClient({ adapter }), url);
+export function createSqliteClient({ url, authToken, lockWaitMs = 5_000 }: { url: string; authToken?: string; lockWaitMs?: number }) {
+  const client = explainProviderMismatch(() => new PrismaClient({ adapter: new LockSafeLibSQL({ url, authToken }) }), url);
   if (!url.startsWith("file:")) return client.$extends({});
 
   // WAL lets readers run beside the one writer. Another writer's lock is
   // waited out here, asynchronously, rather than with SQLite's busy_timeout:
   // libSQL's driver is synchronous, so busy_timeout would stall the whole
-  // event loop (every request) while it waits, and @libsql/client opens a
-  // fresh connection without the pragma after each transaction anyway.
-  const ready = client.$queryRawUnsafe("PRAGMA journal_mode = WAL");
+  // event loop (every request) while it waits. Between tries the adapter is
+  // free, so reads go on during another connection's lock.
+  let walReady: Promise<unknown> | undefined;
+  const ensureWal = () =>
+    (walReady ??= retryWhileLocked(() => client.$queryRawUnsafe("PRAGMA journal_mode = WAL"), lockWaitMs).catch((error) => {
+      walReady = undefined; // a lock at start-up must not fail every later query
+      throw error;
+    }));
   return client.$extends({
     query: {
       async $allOperations({ args, query }) {
-        await ready;
-        const deadline = Date.now() + BUSY_WAIT_MS;
-        for (let attempt = 1; ; attempt++) {
-          try {
-            return await query(args);
-          } catch (error) {
-            // A statement refused for a lock did not run: trying again is safe.
-            if (!isBusy(error) || Date.now() > deadline) throw error;
-            await new Promise((resolve) => setTimeout(resolve, Math.min(10 * 2 ** attempt, 250)));
-          }
-        }
+        await ensureWal();
+        return retryWhileLocked(() => query(args), lockWaitMs);
       },
     },
   });
 }
 
-/** The libSQL adapter reports SQLITE_BUSY as a socket timeout, which Prisma calls P1008. */
+/**
+ * Runs `operation` again while SQLite refuses it for another connection's
+ * lock, pausing up to `waitMs` in all. Safe because a refused operation did
+ * nothing: a single statement that SQLITE_BUSY refused did not run, and a
+ * transaction is refused at its BEGIN IMMEDIATE or rolled back whole
+ * (sqlite-connection.ts). The budget counts pauses, not the attempts
+ * themselves: a first attempt slowed by a busy machine must not use it up.
+ */
+async function retryWhileLocked<T>(operation: () => Promise<T>, waitMs: number): Promise<T> {
+  for (let attempt = 1, waited = 0; ; attempt++) {
+    try {
+      return await operation();
+    } catch (error) {
+      if (!isBusy(error) || waited >= waitMs) throw error;
+      const pause = Math.min(10 * 2 ** attempt, 250, waitMs - waited);
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      waited += pause;
+    }
+  }
+}
+
+/**
+ * The libSQL adapter reports SQLITE_BUSY as a socket timeout: Prisma calls it
+ * P1008 for model queries, and P2010 ("Raw query failed") for raw ones.
+ */
 function isBusy(error: unknown): boolean {
-  return (error as { code?: unknown })?.code === "P1008";
+  const { code, meta } = (error ?? {}) as { code?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: unknown } } } };
+  return code === "P1008" || (code === "P2010" && meta?.driverAdapterError?.cause?.kind === "SocketTimeout");
 }

@@ -1,6 +1,8 @@
 // Reads that keep PENDING generations fresh: before answering, ask the gateway
 // about the listed tasks nobody has heard from lately (leased, so many readers
-// cost one call per task per interval), within a time budget.
+// cost one call per task per interval), within a time budget. A live tab
+// (`wait: false`) is answered at once: what the refresh learns reaches it as
+// an event, so its reads never queue behind the gateway.
 import "server-only";
 import { kickMediaCopies } from "@/lib/media/kick";
 import { refreshStaleGenerations } from "./refresh";
@@ -8,11 +10,15 @@ import { getGeneration, listGenerations } from "./queries";
 
 const REFRESH_BUDGET_MS = 1_500;
 
-export async function listGenerationsFresh(params: Parameters<typeof listGenerations>[0]) {
+export async function listGenerationsFresh(params: Parameters<typeof listGenerations>[0], { wait = true }: { wait?: boolean } = {}) {
   const page = await listGenerations(params);
   kickMediaCopies(page.items); // [media #18]
   const pending = page.items.filter((g) => g.state === "PENDING").map((g) => g.id);
   if (pending.length === 0) return page;
+  if (!wait) {
+    void refreshWithinBudget(pending);
+    return page;
+  }
   return (await refreshWithinBudget(pending)) ? listGenerations(params) : page;
 }
 

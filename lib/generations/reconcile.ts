@@ -4,6 +4,7 @@ import "server-only";
 import { prisma } from "@/lib/db";
 import { expireStoredMedia, runDueMediaJobs, scheduleMediaCopies } from "@/lib/media/copy-jobs";
 import { pruneRateLimits } from "@/lib/rate-limit";
+import { announceGenerationChange } from "./publish-change";
 import { refreshStaleGenerations } from "./refresh";
 
 const DELIVERY_RETENTION_DAYS = 30;
@@ -27,8 +28,11 @@ export async function reconcile(): Promise<{ polled: number; abandoned: number; 
   const abandonedBefore = new Date(Date.now() - SUBMITTING_ABANDONED_MS);
   let abandoned = 0;
   for (const callbackEnabled of [true, false]) {
+    const stuck = { state: "SUBMITTING" as const, callbackEnabled, createdAt: { lt: abandonedBefore } };
+    // Live gallery (#16): the ids, to announce what this batch changed.
+    const ids = (await prisma.generation.findMany({ where: stuck, select: { id: true } })).map((row) => row.id);
     const { count } = await prisma.generation.updateMany({
-      where: { state: "SUBMITTING", callbackEnabled, createdAt: { lt: abandonedBefore } },
+      where: { ...stuck, id: { in: ids } },
       data: {
         state: "SUBMIT_FAILED",
         creditsConsumed: 0,
@@ -38,6 +42,7 @@ export async function reconcile(): Promise<{ polled: number; abandoned: number; 
       },
     });
     abandoned += count;
+    for (const id of ids) await announceGenerationChange({ id });
   }
   // Rate-limit windows of visitors long gone (lib/rate-limit.ts prunes as it goes too).
   await pruneRateLimits();

@@ -10,6 +10,7 @@ import { createWithinSpendLimit, estimateCredits } from "@/lib/spend-limit";
 import { callbacksReachable, callbackUrlFor } from "./callback-url";
 import { searchText } from "./search-text";
 import { toGeneration, type Generation } from "./generation";
+import { announceGenerationRow } from "./publish-change";
 import { updateGenerationIf } from "./update-if";
 
 /** Retries only where the request certainly did not start a task, or the gateway asked for one. */
@@ -61,6 +62,8 @@ export async function submitGeneration({
     throw error;
   }
 
+  // Live gallery (#16): a new card for the viewer's other tabs; not awaited, the gateway comes first.
+  void announceGenerationRow(row);
   const webhookUrl = callbackUrlFor(row.id);
   try {
     const { taskId } = await sendOnce({ model: model.id, input, webhookUrl });

@@ -34,6 +34,8 @@ const startInstance = async () => {
 afterAll(async () => {
   for (const instance of instances) await instance.kill();
   simulator.child.kill("SIGTERM");
+  // A simulator busy with callbacks may not stop at once: never leave one behind.
+  setTimeout(() => simulator.child.exitCode === null && simulator.child.kill("SIGKILL"), 2000).unref();
 });
 
 afterEach(async () => {
@@ -56,7 +58,10 @@ test.each(Array.from({ length: ROUNDS }, (_, round) => round + 1))(
   async () => {
     const marker = uniqueMarker("restart");
     const quiet = `${marker}-quiet`;
-    await control.scenario({ match: quiet, callback: { mode: "drop" } });
+    // Pending long enough that no task finishes before the kill, even when a
+    // loaded machine makes the five submits slow.
+    await control.scenario({ match: marker, pendingMs: 3_000 });
+    await control.scenario({ match: quiet, pendingMs: 3_000, callback: { mode: "drop" } });
     const before = await startInstance();
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
@@ -102,7 +107,8 @@ test.each(Array.from({ length: ROUNDS }, (_, round) => round + 1))(
 // generation's token) claims the generation, so the user sees what they paid for.
 test("killed mid-submit: the task the gateway started is adopted, not lost", async () => {
   const marker = uniqueMarker("midsubmit");
-  await control.scenario({ match: marker, latencyMs: 1_500, pendingMs: 300, callback: { retries: 3, backoffMs: 200 } });
+  // Retries enough to outlast the restart (the new instance warms up before it listens).
+  await control.scenario({ match: marker, latencyMs: 1_500, pendingMs: 300, callback: { retries: 8, backoffMs: 200 } });
   const before = await startInstance();
   const submitting = submit(before, `ember ${marker}`).catch(() => null);
   await waitFor(async () => (await prisma.generation.count({ where: { prompt: { contains: marker } } })) === 1, 5_000);
@@ -113,7 +119,7 @@ test("killed mid-submit: the task the gateway started is adopted, not lost", asy
   const after = await startInstance();
   const [row] = await prisma.generation.findMany({ where: { prompt: { contains: marker } } });
   // The gateway started it and calls back: the new instance adopts the task.
-  await waitFor(async () => (await control.callbacks(marker)).some((a) => a.status === 200), 10_000);
+  await waitFor(async () => (await control.callbacks(marker)).some((a) => a.status === 200), 30_000);
   // A cron run past the abandonment window changes nothing.
   await prisma.generation.update({ where: { id: row!.id }, data: { createdAt: new Date(Date.now() - 10 * 60_000) } });
   await reconcile(after);

@@ -8,11 +8,14 @@ import { uniqueMarker } from "../support/simulator-control";
 import { lockDatabaseWrites, useFreshDatabase } from "./support/database";
 import { startFaultProxy } from "./support/fault-proxy";
 import { expectNothingLost } from "./support/invariants";
+import { warmUpApp } from "./support/warm-up";
 
 const db = useFreshDatabase("callbacks");
-/** Per callback token: how many deliveries to fail with 503, or to hold past the gateway's timeout. */
+/** Per generation: how many deliveries to fail with 503. */
 const failFirst = new Map<string, number>();
-const holdFirst = new Map<string, number>();
+/** Generations whose first delivery is held until the gateway's retry has been answered. */
+const holdFirst = new Set<string>();
+const releaseHeld = new Map<string, () => void>();
 const proxy = await startFaultProxy(({ path }) => {
   const token = new URL(path, "http://x").searchParams.get("token") ?? "";
   const id = token.slice(0, token.lastIndexOf("."));
@@ -21,12 +24,13 @@ const proxy = await startFaultProxy(({ path }) => {
     failFirst.set(id, fails - 1);
     return { fail: 503 };
   }
-  const holds = holdFirst.get(id) ?? 0;
-  if (holds > 0) {
-    holdFirst.set(id, holds - 1);
-    return { delayMs: 700 };
+  if (holdFirst.delete(id)) {
+    // Held past the gateway's timeout for certain: until its retry landed.
+    return { hold: new Promise<void>((resolve) => releaseHeld.set(id, resolve)) };
   }
-  return {};
+  const release = releaseHeld.get(id);
+  releaseHeld.delete(id);
+  return { onAnswered: release };
 });
 const app = await startApp({
   env: { PUBLIC_BASE_URL: proxy.url },
@@ -34,6 +38,7 @@ const app = await startApp({
 });
 proxy.setTarget(app.baseUrl);
 const { prisma } = await import("@/lib/db");
+await warmUpApp();
 
 afterAll(async () => {
   await app.close();
@@ -41,10 +46,11 @@ afterAll(async () => {
 });
 
 /** Submits `count` tasks whose callbacks the simulator delivers; `before` runs on each id first. */
-async function submitMany(label: string, count: number, before: (id: string) => void = () => {}) {
+async function submitMany(label: string, count: number, before: (id: string) => void = () => {}, callback?: { timeoutMs: number }) {
   const marker = uniqueMarker(label);
-  // Pending long enough to arm the proxy for each generation before its callback.
-  await app.simulator.scenario({ match: marker, pendingMs: 500 });
+  // Pending long enough to arm the proxy for each generation before its
+  // callback, even when a loaded machine makes the submits slow.
+  await app.simulator.scenario({ match: marker, pendingMs: 2_000, callback });
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     const { status, body } = await submitPrompt(app, `reed ${i} ${marker}`);
@@ -58,7 +64,8 @@ const allDone = (ids: string[]) =>
   waitFor(async () => (await prisma.generation.count({ where: { id: { in: ids }, state: "SUCCESS" } })) === ids.length, 20_000);
 
 test.each([1, 2, 3])("answered 503 %i times, then accepted on the gateway's retry: one transition, one charge", async (failures) => {
-  const { marker, ids } = await submitMany(`5xx-${failures}`, 3, (id) => failFirst.set(id, failures));
+  // A timeout far above any answer's time: the attempts are exactly the 503s and the 200.
+  const { marker, ids } = await submitMany(`5xx-${failures}`, 3, (id) => failFirst.set(id, failures), { timeoutMs: 10_000 });
   await allDone(ids);
   await expectNothingLost({ prisma, simulator: app.simulator, marker, ids });
   const attempts = await app.simulator.callbacks(marker);
@@ -68,27 +75,29 @@ test.each([1, 2, 3])("answered 503 %i times, then accepted on the gateway's retr
 });
 
 test("answered too slowly (the gateway times out and retries while the first delivery lands): one transition", async () => {
-  const { marker, ids } = await submitMany("slow", 3, (id) => holdFirst.set(id, 1));
+  const { marker, ids } = await submitMany("slow", 3, (id) => holdFirst.add(id), { timeoutMs: 3_000 });
   await allDone(ids);
-  // Let the held first deliveries land after the retries did.
-  await new Promise((resolve) => setTimeout(resolve, 800));
+  // The held first deliveries land once the retries did.
+  const duplicates = () => prisma.delivery.count({ where: { generationId: { in: ids }, outcome: "DUPLICATE" } });
+  await waitFor(async () => (await duplicates()) === 3, 15_000);
   await expectNothingLost({ prisma, simulator: app.simulator, marker, ids });
   const outcomes = await prisma.delivery.groupBy({ by: ["outcome"], where: { generationId: { in: ids } }, _count: true });
   expect(Object.fromEntries(outcomes.map((o) => [o.outcome, o._count]))).toEqual({ APPLIED: 3, DUPLICATE: 3 });
   expect((await app.simulator.callbacks(marker)).filter((a) => a.status === "timeout")).toHaveLength(3);
 });
 
-/** Holds the write lock from another connection, as a migration, a backup or a second instance would. */
-const lockDatabase = () => lockDatabaseWrites(db.url);
-
 test.each([1, 2, 3])("round %i: database locked 1.5 s while callbacks and a submit arrive: nothing lost, nothing charged twice", async () => {
   const { marker, ids } = await submitMany("locked", 4);
-  const lock = await lockDatabase();
-  const started = Date.now();
-  const during = await submitPrompt(app, `reed late ${marker}`);
-  const waited = Date.now() - started;
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1_500 - waited)));
-  await lock.release();
+  const lock = await lockDatabaseWrites(db.url);
+  let during: Awaited<ReturnType<typeof submitPrompt>>;
+  try {
+    const started = Date.now();
+    during = await submitPrompt(app, `reed late ${marker}`);
+    const waited = Date.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1_500 - waited)));
+  } finally {
+    await lock.release();
+  }
   if (during.status === 201) ids.push(during.body.id as string);
   else {
     // Had it been refused during the lock, nothing may have been stored or sent.
@@ -105,17 +114,22 @@ test.each([1, 2, 3])("round %i: database locked 1.5 s while callbacks and a subm
   expect(statuses.filter((status) => typeof status === "number" && status !== 200)).toEqual([]);
 });
 
-// The app waits out a short lock (lib/db.ts retries SQLITE_BUSY without
+// The app waits out a short lock (lib/database/sqlite.ts retries SQLITE_BUSY without
 // blocking the event loop) instead of failing: the submit succeeds, and no
 // callback is ever answered with an error. (A delivery may still time out on
 // the gateway's side, 400 ms here, while the app waits; its retry is a duplicate.)
 test("a lock shorter than the wait is waited out: the submit is 201 and no callback is answered with an error", async () => {
   const { marker, ids } = await submitMany("waited", 2);
-  const lock = await lockDatabase();
-  const during = submitPrompt(app, `reed waited ${marker}`);
-  await new Promise((resolve) => setTimeout(resolve, 1_500));
-  await lock.release();
-  const answered = await during;
+  const lock = await lockDatabaseWrites(db.url);
+  let answered: Awaited<ReturnType<typeof submitPrompt>>;
+  try {
+    const during = submitPrompt(app, `reed waited ${marker}`);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await lock.release();
+    answered = await during;
+  } finally {
+    await lock.release();
+  }
   expect(answered.status).toBe(201);
   ids.push(answered.body.id as string);
   await allDone(ids);
@@ -128,9 +142,12 @@ test("database locked past the wait: no callback is acknowledged before the writ
   const marker = uniqueMarker("busy");
   await app.simulator.scenario({ match: marker, pendingMs: 300, callback: { retries: 6, backoffMs: 1_000 } });
   const { body } = await submitPrompt(app, `reed busy ${marker}`);
-  const lock = await lockDatabase();
-  await new Promise((resolve) => setTimeout(resolve, 6_500));
-  await lock.release();
+  const lock = await lockDatabaseWrites(db.url);
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 6_500));
+  } finally {
+    await lock.release();
+  }
   const released = Date.now();
   const id = body.id as string;
   await allDone([id]);

@@ -42,6 +42,24 @@ describe("polling fallback", () => {
     expect(await app.simulator.callbacks(marker)).toEqual([]);
   });
 
+  test("a live tab's read (refresh=background) answers without waiting for the gateway, and the refresh still lands", async () => {
+    const marker = uniqueMarker("background");
+    // The gateway answers each call 800 ms late: inside the read's 1.5 s budget, so a waiting read would show SUCCESS.
+    await app.simulator.scenario({ match: marker, pendingMs: 100, latencyMs: 800, callback: { mode: "drop" } });
+    const { body } = await submitPrompt(app, `background ${marker}`);
+    const id = body.id as string;
+    await waitFor(async () => (await app.simulator.tasks(marker)).every((t) => t.state === "SUCCESS"), 10_000);
+    await makeStale([id]);
+
+    const response = await app.fetch("/api/generations?limit=100&refresh=background");
+    const page = (await response.json()) as { items: { id: string; state: string }[] };
+    expect(page.items.find((g) => g.id === id)?.state).toBe("PENDING");
+    // No further read: the refresh the read started applies the outcome by itself.
+    await waitFor(async () => (await prisma.generation.findUniqueOrThrow({ where: { id } })).state === "SUCCESS", 10_000);
+    const deliveries = await prisma.delivery.findMany({ where: { generationId: id } });
+    expect(deliveries.map((d) => `${d.source}:${d.outcome}`)).toEqual(["POLL:APPLIED"]);
+  });
+
   test("50 concurrent readers cause one gateway call per stale task", async () => {
     const { marker, ids } = await quietTasks("lease", 5);
     await makeStale(ids);

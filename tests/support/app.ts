@@ -49,7 +49,12 @@ export async function startApp({ env = {}, simulatorEnv = {} }: { env?: Record<s
       if (!cookie) await request("/api/generations?limit=1");
       return cookie!.slice(cookie!.indexOf("=") + 1).split(".")[0]!;
     };
-    return Object.assign(request, { ownerId });
+    /** The Cookie header this visitor sends, for clients other than this fetch (an event stream). */
+    const cookieHeader = async () => {
+      if (!cookie) await request("/api/generations?limit=1");
+      return cookie!;
+    };
+    return Object.assign(request, { ownerId, cookieHeader });
   };
 
   return {

@@ -8,6 +8,7 @@ type Handler = (request: Request, context: { params: Promise<Record<string, stri
 
 const ROUTES: [pattern: RegExp, load: () => Promise<Record<string, unknown>>][] = [
   [/^\/api\/generations$/, () => import("@/app/api/generations/route")],
+  [/^\/api\/generations\/events$/, () => import("@/app/api/generations/events/route")],
   [/^\/api\/generations\/(?<id>[^/]+)$/, () => import("@/app/api/generations/[id]/route")],
   [/^\/api\/webhooks\/gateway$/, () => import("@/app/api/webhooks/gateway/route")],
   [/^\/api\/credits$/, () => import("@/app/api/credits/route")],
@@ -46,13 +47,24 @@ export function createRouteServer(): http.Server {
     for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
     // As proxy.ts does: a visitor without a valid cookie gets a new one, on the request and the response.
     const { setCookie } = await issueViewerCookie(url.pathname, headers);
+    // Aborted when the client goes away, as Next does (event streams rely on it).
+    const gone = new AbortController();
+    res.on("close", () => gone.abort());
     const response = await handler(
-      new Request(url, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined }),
+      new Request(url, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined, signal: gone.signal }),
       { params: Promise.resolve({ ...found.match!.groups }) },
     );
     const responseHeaders: Record<string, string | string[]> = Object.fromEntries(response.headers);
     if (setCookie) responseHeaders["set-cookie"] = setCookie;
     res.writeHead(response.status, responseHeaders);
-    res.end(Buffer.from(await response.arrayBuffer()));
+    // Streamed, not buffered: an event stream never ends on its own.
+    if (!response.body) return void res.end();
+    const reader = response.body.getReader();
+    try {
+      for (let next = await reader.read(); !next.done; next = await reader.read()) res.write(next.value);
+    } catch {
+      // The client went away mid-stream.
+    }
+    res.end();
   });
 }

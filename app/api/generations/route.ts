@@ -15,6 +15,8 @@ const listQuery = z.object({
   state: z.enum(GENERATION_STATES).optional(),
   model: z.enum(MODEL_IDS).optional(),
   q: z.string().max(SEARCH_MAX_LENGTH).optional(),
+  // "background": a live tab; the gateway is asked about stale tasks without holding this answer.
+  refresh: z.enum(["wait", "background"]).default("wait"),
 });
 
 export const GET = withViewer(async (request, _context, viewer) => {
@@ -22,7 +24,8 @@ export const GET = withViewer(async (request, _context, viewer) => {
   if (!query.success) {
     throw new AppError("bad_request", "Invalid query.", z.flattenError(query.error).fieldErrors as Record<string, string[]>);
   }
-  return jsonWithEtag(request, await listGenerationsFresh({ ...query.data, owner: galleryScope(viewer) }));
+  const { refresh, ...filters } = query.data;
+  return jsonWithEtag(request, await listGenerationsFresh({ ...filters, owner: galleryScope(viewer) }, { wait: refresh === "wait" }));
 });
 
 export const POST = withViewer(async (request, _context, viewer) => {

@@ -9,6 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { databaseEngine } from "@/lib/database/engine";
 import { createTestDatabase, testEngine } from "../../support/test-database";
 
 export function useFreshDatabase(label: string): { url: string } {
@@ -28,32 +29,74 @@ function freshSqliteFile(label: string): string {
   return url;
 }
 
+export type DatabaseLock = { release(): Promise<void> };
+
 /**
  * Holds the database's write lock from another connection, as a migration, a
  * backup or a second instance would: SQLite's BEGIN IMMEDIATE, or on
  * PostgreSQL an EXCLUSIVE lock on the tables a callback or submit writes.
+ * The app may hold the lock for one statement or transaction at a time, so
+ * this tries again for up to `withinMs`; failing that, the app kept the lock.
+ * Release it in `finally` (release is idempotent).
  */
-export async function lockDatabaseWrites(url: string): Promise<{ release(): Promise<void> }> {
-  if (testEngine() === "postgres") {
+export async function lockDatabaseWrites(url: string, { withinMs = 2_000 } = {}): Promise<DatabaseLock> {
+  if (databaseEngine(url) === "postgres") {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
-    await client.query(`BEGIN; LOCK TABLE "Generation", "Delivery" IN EXCLUSIVE MODE`);
-    return {
-      async release() {
-        await client.query("ROLLBACK");
-        await client.end();
-      },
-    };
+    try {
+      await client.query(`SET lock_timeout = ${Math.max(1, withinMs)}`);
+      await client.query(`BEGIN; LOCK TABLE "Generation", "Delivery" IN EXCLUSIVE MODE`);
+    } catch (error) {
+      await client.end();
+      throw error;
+    }
+    return once(async () => {
+      await client.query("ROLLBACK");
+      await client.end();
+    });
   }
   const { createClient } = await import("@libsql/client");
-  const client = createClient({ url });
-  await client.execute("BEGIN IMMEDIATE");
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    // A fresh connection per try: with this driver a connection whose
+    // BEGIN IMMEDIATE was refused must not run anything else (docs/RELIABILITY.md).
+    const client = createClient({ url });
+    try {
+      await client.execute("BEGIN IMMEDIATE");
+    } catch (error) {
+      client.close();
+      if ((error as { code?: string }).code !== "SQLITE_BUSY" || Date.now() >= deadline) {
+        throw new Error(`another connection could not take the write lock within ${withinMs} ms`, { cause: error });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      continue;
+    }
+    return once(async () => {
+      try {
+        await client.execute("ROLLBACK");
+      } finally {
+        client.close();
+      }
+    });
+  }
+}
+
+function once(release: () => Promise<void>): DatabaseLock {
+  let released = false;
   return {
     async release() {
-      await client.execute("ROLLBACK");
-      client.close();
+      if (released) return;
+      released = true;
+      await release();
     },
   };
+}
+
+/** True if another connection can take the write lock right now, without waiting. */
+export async function canLockAtOnce(url: string): Promise<boolean> {
+  const lock = await lockDatabaseWrites(url, { withinMs: 0 }).catch(() => undefined);
+  await lock?.release();
+  return lock !== undefined;
 }
 
 /** Everything the database stores, as text, to search for what must never be stored (secrets). */

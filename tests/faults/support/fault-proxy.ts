@@ -5,7 +5,14 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 
-export type ProxyDecision = { fail?: number; delayMs?: number };
+export type ProxyDecision = {
+  fail?: number;
+  delayMs?: number;
+  /** Forward only once this settles (e.g. once a later request was answered). */
+  hold?: Promise<unknown>;
+  /** Called once the target's answer has been passed back. */
+  onAnswered?: () => void;
+};
 export type ProxiedRequest = { method: string; path: string; decision: ProxyDecision; status?: number };
 
 export async function startFaultProxy(decide: (req: { method: string; path: string }) => ProxyDecision = () => ({})) {
@@ -17,6 +24,7 @@ export async function startFaultProxy(decide: (req: { method: string; path: stri
     const entry: ProxiedRequest = { method: req.method ?? "GET", path: req.url ?? "/", decision: decide({ method: req.method ?? "GET", path: req.url ?? "/" }) };
     log.push(entry);
     if (entry.decision.delayMs) await new Promise((resolve) => setTimeout(resolve, entry.decision.delayMs));
+    if (entry.decision.hold) await entry.decision.hold;
     if (entry.decision.fail) {
       entry.status = entry.decision.fail;
       return void res.writeHead(entry.decision.fail, { "Content-Type": "application/json" }).end('{"error":{"code":"injected"}}');
@@ -32,6 +40,7 @@ export async function startFaultProxy(decide: (req: { method: string; path: stri
       const body = Buffer.from(await response.arrayBuffer());
       const outHeaders = Object.fromEntries([...response.headers].filter(([name]) => !["content-encoding", "content-length", "transfer-encoding", "connection"].includes(name)));
       if (!res.destroyed) res.writeHead(response.status, outHeaders).end(body);
+      entry.decision.onAnswered?.();
     } catch {
       entry.status = 502;
       if (!res.destroyed) res.writeHead(502).end();

@@ -1,25 +1,38 @@
 "use client";
-// Keeps a server-rendered page live: while its generation is in progress,
-// re-render it from the server every few seconds (and on returning to the tab).
+// Keeps a server-rendered page live: an event about this generation re-renders
+// it from the server at once; while it is in progress and the event stream is
+// not open, it re-renders every few seconds (and on returning to the tab).
 // The server render reads the database and, for tasks not heard from lately,
 // asks the gateway, so the timeline grows without an API of its own.
 import { useRouter } from "next/navigation";
 import { useEffect } from "react";
+import { LiveIndicator } from "@/app/_components/live-indicator";
+import { SAFETY_NET_POLL_MS, useGenerationEvents } from "@/app/_components/use-generation-events";
 import { POLL_INTERVAL_MS } from "@/app/_components/use-generations";
 
-export function RefreshWhilePending({ pending }: { pending: boolean }) {
+/** `callbacks`: false when the task was submitted without a callback, so no event will come. */
+export function RefreshWhilePending({ id, pending, callbacks }: { id: string; pending: boolean; callbacks: boolean }) {
   const router = useRouter();
+  const live = useGenerationEvents({
+    onChange: (change) => {
+      if (change.id === id) router.refresh();
+    },
+    onResync: ({ initial }) => {
+      if (!initial || pending) router.refresh();
+    },
+  });
+  const interval = live === "live" && callbacks ? SAFETY_NET_POLL_MS : POLL_INTERVAL_MS;
   useEffect(() => {
     if (!pending) return;
     const refresh = () => {
       if (document.visibilityState === "visible") router.refresh();
     };
-    const timer = setInterval(refresh, POLL_INTERVAL_MS);
+    const timer = setInterval(refresh, interval);
     document.addEventListener("visibilitychange", refresh);
     return () => {
       clearInterval(timer);
       document.removeEventListener("visibilitychange", refresh);
     };
-  }, [pending, router]);
-  return null;
+  }, [pending, interval, router]);
+  return pending ? <LiveIndicator status={live} className="float-right" /> : null;
 }

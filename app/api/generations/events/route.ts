@@ -1,0 +1,36 @@
+// GET /api/generations/events: the live gallery's Server-Sent Events stream,
+// one per tab. It carries "generation X changed" (id, state, updatedAt) for
+// what this viewer may see (getViewer(): their own generations); the tab then
+// refetches through the scoped JSON API.
+// APP_PASSWORD is enforced by proxy.ts, as for every other route.
+import { env } from "@/lib/env";
+import { AppError, errorResponse } from "@/lib/errors";
+import { eventHub, openEventStream, SSE_HEADERS, type GenerationEvent } from "@/lib/events";
+import type { OwnerScope } from "@/lib/generations/queries";
+import { galleryScope, withViewer } from "@/lib/with-viewer";
+
+export const dynamic = "force-dynamic";
+// The stream ends itself (EVENTS_STREAM_SECONDS, at most 280) before this.
+export const maxDuration = 300;
+
+/** What this viewer's gallery shows (lib/generations/queries.ts visibleTo): their own, and with the showcase everyone's finished videos. */
+function visibleTo({ ownerId, shared }: OwnerScope): (event: GenerationEvent) => boolean {
+  return (event) => event.ownerId === ownerId || (!!shared && event.state === "SUCCESS");
+}
+
+export const GET = withViewer(async (request, _context, viewer) => {
+  const stream = openEventStream({
+    hub: eventHub(),
+    filter: visibleTo(galleryScope(viewer)),
+    // EventSource sends the header on its own reconnects; the query parameter
+    // carries it across the fresh EventSource a tab opens after a refusal.
+    lastEventId: request.headers.get("last-event-id") ?? new URL(request.url).searchParams.get("lastEventId"),
+    signal: request.signal,
+    lifetimeMs: env.EVENTS_STREAM_SECONDS * 1000,
+  });
+  if (!stream) {
+    // The browser falls back to polling and tries again later.
+    return errorResponse(new AppError("rate_limited", "Too many live connections; this tab polls instead.", undefined, { "Retry-After": "30" }));
+  }
+  return new Response(stream, { headers: SSE_HEADERS });
+});

@@ -1,0 +1,138 @@
+// One SQLite connection for the process, handed to Prisma's libSQL adapter in
+// place of @libsql/client's own, so that the app never keeps SQLite's write
+// lock past the statement or transaction that took it, even after another
+// connection's lock refused a statement (docs/RELIABILITY.md, "The write lock
+// the app kept").
+//
+// Why @libsql/client 0.8 cannot be used as it is: its driver (libsql 0.3)
+// does not reset a statement that SQLITE_BUSY refused. SQLite leaves such a
+// statement resumable, still counted as a running write, so on that
+// connection the next writes are never committed (their implicit transaction
+// waits for the refused one to finish, holding the write lock), a COMMIT fails
+// ("SQL statements in progress"), and when garbage collection finally
+// finalizes the refused statement everything written since is rolled back.
+// The rules here: a connection that saw a lock error runs nothing else
+// (it is closed and replaced), and every transaction begins IMMEDIATE and
+// always ends, with a ROLLBACK if its COMMIT failed.
+import { createClient, type Client, type Config, type InStatement, type ResultSet, type Transaction } from "@libsql/client";
+
+const SQLITE_BUSY = 5;
+const SQLITE_LOCKED = 6;
+
+/** SQLITE_BUSY or SQLITE_LOCKED, with any extended code (BUSY_SNAPSHOT, BUSY_RECOVERY…). */
+export function isLockError(error: unknown): boolean {
+  const code = (error as { rawCode?: unknown } | undefined)?.rawCode;
+  return typeof code === "number" && [SQLITE_BUSY, SQLITE_LOCKED].includes(code & 0xff);
+}
+
+export class SqliteConnection implements Client {
+  readonly protocol = "file";
+  closed = false;
+  readonly #config: Config;
+  #db: Client;
+  /** The open transaction, if any: the adapter's mutex keeps other statements out meanwhile. */
+  #transaction: { poisoned: boolean } | undefined;
+
+  constructor(config: Config) {
+    this.#config = config;
+    this.#db = createClient(config);
+  }
+
+  async execute(stmt: InStatement): Promise<ResultSet> {
+    if (this.#transaction) throw new Error("A statement outside the open transaction would run inside it");
+    return this.#run(() => this.#db.execute(stmt));
+  }
+
+  async transaction(): Promise<Transaction> {
+    // IMMEDIATE takes the write lock at BEGIN or fails there, before anything
+    // ran: a refused transaction is safe to try again whole, and no statement
+    // inside can be refused halfway (DEFERRED would upgrade at the first write).
+    await this.execute("BEGIN IMMEDIATE");
+    const state = { poisoned: false, closed: false };
+    this.#transaction = state;
+    const end = async (sql: "COMMIT" | "ROLLBACK") => {
+      if (state.closed) throw new Error(`${sql}: the transaction is already closed`);
+      try {
+        await this.#run(() => this.#db.execute(sql));
+      } catch (error) {
+        // Never leave a transaction open: the lock would stay with it. ROLLBACK
+        // works even beside a statement left running by a refusal.
+        if (sql === "COMMIT") await this.#db.execute("ROLLBACK").catch(() => {});
+        throw error;
+      } finally {
+        state.closed = true;
+        this.#transaction = undefined;
+        if (state.poisoned) this.#replace();
+      }
+    };
+    const inside = <T>(work: () => Promise<T>) => {
+      if (state.closed) throw new Error("The transaction is closed");
+      return this.#run(work);
+    };
+    return {
+      execute: (stmt) => inside(() => this.#db.execute(stmt)),
+      batch: async (stmts) => {
+        const results: ResultSet[] = [];
+        for (const stmt of stmts) results.push(await inside(() => this.#db.execute(stmt)));
+        return results;
+      },
+      executeMultiple: (sql) => inside(() => this.#db.executeMultiple(sql)),
+      commit: () => end("COMMIT"),
+      rollback: () => end("ROLLBACK"),
+      close: () => {
+        if (!state.closed) void end("ROLLBACK").catch(() => {});
+      },
+      get closed() {
+        return state.closed;
+      },
+    };
+  }
+
+  async batch(stmts: InStatement[]): Promise<ResultSet[]> {
+    const tx = await this.transaction();
+    try {
+      const results = await tx.batch(stmts);
+      await tx.commit();
+      return results;
+    } finally {
+      tx.close();
+    }
+  }
+
+  async executeMultiple(sql: string): Promise<void> {
+    if (this.#transaction) throw new Error("A script outside the open transaction would run inside it");
+    return this.#run(() => this.#db.executeMultiple(sql));
+  }
+
+  sync(): Promise<void> {
+    return this.#db.sync();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.#db.close();
+  }
+
+  /** Runs one statement; a lock error retires the connection (at once, or when its transaction ends). */
+  async #run<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (isLockError(error)) {
+        if (this.#transaction) this.#transaction.poisoned = true;
+        else this.#replace();
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Closes the connection and opens another. The refused statement holds no
+   * lock as long as nothing else runs on its connection; closing lets SQLite
+   * free that connection once the statement is finalized.
+   */
+  #replace(): void {
+    this.#db.close();
+    this.#db = createClient(this.#config);
+  }
+}

@@ -1,0 +1,110 @@
+// One browser tab's Server-Sent Events stream: catch-up from Last-Event-ID,
+// then every change the tab may see, a heartbeat comment, and an end of its
+// own before a serverless host's maxDuration (the browser then reconnects
+// with its Last-Event-ID, which is why every event carries an `id:`).
+import type { EventHub } from "./hub";
+import type { GenerationEvent } from "./types";
+
+export type StreamOptions = {
+  hub: EventHub;
+  /** Which events this viewer may see (owner scoping plugs in here). */
+  filter: (event: GenerationEvent) => boolean;
+  /** The Last-Event-ID the browser sent, if any. */
+  lastEventId: string | null;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+  lifetimeMs: number;
+  heartbeatMs?: number;
+  retryMs?: number;
+};
+
+export const SSE_HEADERS = {
+  "Content-Type": "text/event-stream; charset=utf-8",
+  // no-transform also keeps Next's (and most proxies') gzip off this response.
+  "Cache-Control": "no-cache, no-transform",
+  "X-Accel-Buffering": "no",
+  Connection: "keep-alive",
+} as const;
+
+const encoder = new TextEncoder();
+
+/** What a browser is told about a change: never the owner. */
+export function formatChange(event: GenerationEvent): string {
+  const data = JSON.stringify({ id: event.id, state: event.state, updatedAt: event.updatedAt });
+  return `id: ${event.at}\nevent: change\ndata: ${data}\n\n`;
+}
+
+const RESYNC = "event: resync\ndata: {}\n\n";
+
+/** The stream, or undefined when this instance already serves its maximum of streams. */
+export function openEventStream({
+  hub,
+  filter,
+  lastEventId,
+  signal,
+  lifetimeMs,
+  heartbeatMs = 15_000,
+  retryMs = 1_000,
+}: StreamOptions): ReadableStream<Uint8Array> | undefined {
+  if (!hub.openStream()) return undefined;
+  let cleanup = () => {};
+
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      let open = true;
+      const send = (text: string) => {
+        if (!open) return;
+        try {
+          controller.enqueue(encoder.encode(text));
+        } catch {
+          close();
+        }
+      };
+      const close = () => {
+        if (!open) return;
+        open = false;
+        cleanup();
+        try {
+          controller.close();
+        } catch {
+          // Already closed or errored by the runtime: nothing left to release.
+        }
+      };
+      const unlisten = hub.listen({
+        onEvent: (event) => {
+          if (filter(event)) send(formatChange(event));
+        },
+        onGap: () => send(RESYNC),
+      });
+      const heartbeat = setInterval(() => send(": ping\n\n"), heartbeatMs);
+      // Spread the reconnects of tabs opened together over the last tenth of the lifetime.
+      const lifetime = setTimeout(close, lifetimeMs * (0.9 + Math.random() * 0.1));
+      const onAbort = () => close();
+      signal.addEventListener("abort", onAbort);
+      cleanup = () => {
+        unlisten();
+        clearInterval(heartbeat);
+        clearTimeout(lifetime);
+        signal.removeEventListener("abort", onAbort);
+        hub.closeStream();
+        cleanup = () => {};
+      };
+      if (signal.aborted) return close();
+
+      // The first bytes go out at once: what was missed since Last-Event-ID
+      // (start() runs synchronously, so nothing slips between replay and
+      // listening), then "ready" with an id, so that even a tab that heard no
+      // event reconnects with a point to catch up from.
+      send(`retry: ${retryMs}\n\n`);
+      if (lastEventId) {
+        const replay = hub.replaySince(Number(lastEventId));
+        if (replay === "resync") send(RESYNC);
+        else for (const event of replay.events) if (filter(event)) send(formatChange(event));
+      }
+      send(`id: ${hub.nextMark()}\nevent: ready\ndata: {}\n\n`);
+    },
+    cancel() {
+      cleanup();
+    },
+  });
+}

@@ -1,0 +1,118 @@
+// The live gallery: a card turns Ready on a pushed event, not a poll; with the
+// event stream blocked, polling still finishes the flow; and a stream the
+// server drops is reconnected and caught up.
+import type { Locator, Page, Request } from "@playwright/test";
+import { expect, test } from "./fixtures";
+
+/** The gallery's reads of the JSON API (not the event stream), as they happen. */
+function countGalleryReads(page: Page) {
+  const reads: number[] = [];
+  const isRead = (request: Request) => {
+    const url = new URL(request.url());
+    return request.method() === "GET" && url.pathname === "/api/generations";
+  };
+  page.on("request", (request) => isRead(request) && reads.push(Date.now()));
+  return {
+    since: (time: number) => reads.filter((t) => t >= time).length,
+    between: (from: number, to: number) => reads.filter((t) => t >= from && t < to).length,
+    /** Reads in [from, to) that no change event just before explains: polls. (Tabs see every test's generations.) */
+    pollsBetween: (from: number, to: number, eventTimes: number[]) =>
+      reads.filter((t) => t >= from && t < to && !eventTimes.some((e) => e <= t && t - e < 1000)).length,
+  };
+}
+
+/** What the tab's EventSource receives, as Chromium's DevTools protocol reports it. */
+async function recordStreamMessages(page: Page) {
+  const received: { eventName: string; data: string; at: number }[] = [];
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Network.enable");
+  cdp.on("Network.eventSourceMessageReceived", ({ eventName, data }) => received.push({ eventName, data, at: Date.now() }));
+  return {
+    changeTimes: () => received.filter((m) => m.eventName === "change").map((m) => m.at),
+    changesSince: (time: number) =>
+      received.filter((m) => m.at >= time && m.eventName === "change").map((m) => JSON.parse(m.data) as { id: string; state: string }),
+  };
+}
+
+const idOf = async (card: Locator) => (await card.getByRole("link", { name: /Details/ }).getAttribute("href"))!.split("/").at(-1)!;
+
+test("a generation turns Ready by a pushed event, with no poll while it was pending", async ({ gallery, simulator, page }) => {
+  // Long enough that polling (every 3 s) would read the list meanwhile.
+  await simulator.scenario({ pendingMs: 6000 });
+  const reads = countGalleryReads(page);
+  const stream = await recordStreamMessages(page);
+  const prompt = simulator.prompt("Lanterns rising over a river");
+  await gallery.goto();
+  await expect(page.getByTestId("live-indicator")).toHaveAttribute("data-status", "live");
+  await gallery.submit(prompt);
+  await expect(gallery.badge(prompt)).toHaveText("Generating");
+  // The reads the submission itself causes (its answer, its events) are over within a second.
+  await page.waitForTimeout(1500);
+  const quietFrom = Date.now();
+
+  await expect(gallery.badge(prompt)).toHaveText("Ready", { timeout: 20_000 });
+  const [callback] = await simulator.callbacks();
+  expect(callback?.status).toBe(200);
+  // No poll while the task was pending (reads there answer other flows' events); then the read the SUCCESS event asked for.
+  expect(reads.pollsBetween(quietFrom, callback!.at!, stream.changeTimes())).toBe(0);
+  expect(reads.since(callback!.at!)).toBeGreaterThanOrEqual(1);
+  // And what made it Ready was the event the stream carried.
+  expect(stream.changesSince(quietFrom)).toContainEqual({ id: await idOf(gallery.card(prompt)), state: "SUCCESS", updatedAt: expect.any(String) });
+  await expect(page.getByTestId("live-indicator")).toHaveAttribute("data-status", "live");
+});
+
+test("with the event stream blocked, the same flow completes by polling", async ({ gallery, simulator, page, browserErrors }) => {
+  browserErrors.allow({ kind: "console", url: /\/api\/generations\/events/, reason: "this test blocks the event stream" });
+  browserErrors.allow({ kind: "console", text: /api\/generations\/events/, reason: "this test blocks the event stream" });
+  await page.route("**/api/generations/events**", (route) => route.abort());
+  await simulator.scenario({ pendingMs: 6000 });
+  const reads = countGalleryReads(page);
+  const prompt = simulator.prompt("Snow falling on a lighthouse");
+  await gallery.goto();
+  await expect(page.getByTestId("live-indicator")).toHaveAttribute("data-status", "polling");
+  await gallery.submit(prompt);
+  await expect(gallery.badge(prompt)).toHaveText("Generating");
+  await page.waitForTimeout(1500);
+  const quietFrom = Date.now();
+  await expect(gallery.badge(prompt)).toHaveText("Ready", { timeout: 20_000 });
+  const [callback] = await simulator.callbacks();
+  // Polled at the fallback's pace (every 3 s) while the task was pending.
+  expect(reads.between(quietFrom, callback!.at!)).toBeGreaterThanOrEqual(1);
+});
+
+test("a stream the server ends is reconnected and catches up on what it missed", async ({ gallery, simulator, page }) => {
+  const stream = await recordStreamMessages(page);
+
+  const prompt = simulator.prompt("Waves breaking on a pier");
+  await gallery.goto();
+  await expect(page.getByTestId("live-indicator")).toHaveAttribute("data-status", "live");
+
+  // Hold the browser's reconnect once the server ends the stream (EVENTS_STREAM_SECONDS).
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let reconnect!: () => void;
+  const reconnected = new Promise<void>((resolve) => (reconnect = resolve));
+  await page.route("**/api/generations/events**", async (route) => {
+    reconnect();
+    await released;
+    await route.continue();
+  });
+  await reconnected;
+
+  // While the tab has no stream, the task is submitted, finishes, and is called back.
+  const reads = countGalleryReads(page);
+  await gallery.submit(prompt);
+  await expect.poll(async () => (await simulator.callbacks()).map((c) => c.status), { timeout: 15_000 }).toContain(200);
+  const missedFrom = Date.now();
+  await page.waitForTimeout(500);
+  await expect(gallery.badge(prompt)).toHaveText("Generating");
+  expect(reads.since(missedFrom)).toBe(0);
+  const id = await idOf(gallery.card(prompt));
+
+  const releasedAt = Date.now();
+  release();
+  await expect(gallery.badge(prompt)).toHaveText("Ready", { timeout: 5_000 });
+  // It came from the reconnected stream's catch-up (Last-Event-ID), not from a poll.
+  expect(stream.changesSince(releasedAt)).toContainEqual(expect.objectContaining({ id, state: "SUCCESS" }));
+  await expect(page.getByTestId("live-indicator")).toHaveAttribute("data-status", "live");
+});

@@ -1,0 +1,131 @@
+// The live gallery's server side through real parts: every writer publishes
+// a change that an open /api/generations/events stream carries, the stream
+// behaves as browsers and proxies need, and reconnects catch up.
+import { afterAll, describe, expect, test } from "vitest";
+import { startApp, waitFor } from "../support/app";
+import { submitPrompt } from "../support/generations";
+import { uniqueMarker } from "../support/simulator-control";
+import { SseReader } from "../support/sse-reader";
+
+const app = await startApp({ env: { POLL_STALE_MS: "1000", SIMULATOR_PENDING_MS: "300" } });
+const { prisma } = await import("@/lib/db");
+const { env } = await import("@/lib/env");
+
+const streams: SseReader[] = [];
+afterAll(async () => {
+  for (const stream of streams) stream.close();
+  await app.close();
+});
+
+/** A stream opened as the visitor the tests submit as (app.fetch): it carries only that owner's generations. */
+async function openStream(headers: Record<string, string> = {}) {
+  const stream = await SseReader.open(`${app.baseUrl}/api/generations/events`, { Cookie: await app.fetch.cookieHeader(), ...headers });
+  streams.push(stream);
+  await waitFor(() => stream.messages.some((m) => m.event === "ready"));
+  return stream;
+}
+
+/** The states the stream carried for one generation, in order. */
+const statesOf = (stream: SseReader, id: string) => stream.changes().filter((c) => c.id === id).map((c) => c.state);
+const carried = (stream: SseReader, id: string, state: string) =>
+  waitFor(() => statesOf(stream, id).includes(state), 15_000).then(() => statesOf(stream, id));
+
+describe("every writer publishes", () => {
+  test("submit and the callback: a new card, then PENDING, then SUCCESS", async () => {
+    const stream = await openStream();
+    const { body } = await submitPrompt(app, `harbour lights ${uniqueMarker("cb")}`);
+    const states = await carried(stream, body.id as string, "SUCCESS");
+    expect(states).toEqual(["SUBMITTING", "PENDING", "SUCCESS"]);
+    const row = await prisma.generation.findUniqueOrThrow({ where: { id: body.id as string } });
+    const change = stream.changes().find((c) => c.id === row.id && c.state === "SUCCESS")!;
+    // What the browser is told: the id, state and time; never the owner or the row.
+    expect(Object.keys(change).sort()).toEqual(["id", "state", "updatedAt"]);
+    expect(change.updatedAt).toBe(row.updatedAt.toISOString());
+  });
+
+  test("a failure by callback", async () => {
+    const stream = await openStream();
+    const marker = uniqueMarker("fail");
+    await app.simulator.scenario({ match: marker, outcome: "failure", failCode: "content_policy" });
+    const { body } = await submitPrompt(app, `refused ${marker}`);
+    expect(await carried(stream, body.id as string, "FAILURE")).toContain("PENDING");
+  });
+
+  test("the polling refresh, when the callback never comes", async () => {
+    const stream = await openStream();
+    const marker = uniqueMarker("poll");
+    await app.simulator.scenario({ match: marker, pendingMs: 100, callback: { mode: "drop" } });
+    const { body } = await submitPrompt(app, `quiet ${marker}`);
+    await prisma.generation.update({ where: { id: body.id as string }, data: { lastHeardAt: new Date(0) } });
+    await waitFor(async () => {
+      await app.fetch(`/api/generations/${body.id}`);
+      return statesOf(stream, body.id as string).includes("SUCCESS");
+    }, 15_000);
+    const deliveries = await prisma.delivery.findMany({ where: { generationId: body.id as string } });
+    expect(deliveries.map((d) => `${d.source}:${d.outcome}`)).toContain("POLL:APPLIED");
+  });
+
+  test("a submission the gateway refuses", async () => {
+    const stream = await openStream();
+    const marker = uniqueMarker("refused");
+    await app.simulator.scenario({ match: marker, submitStatus: 402 });
+    const { status } = await submitPrompt(app, `too dear ${marker}`);
+    expect(status).toBe(402);
+    const row = await prisma.generation.findFirstOrThrow({ where: { prompt: { contains: marker } } });
+    expect(await carried(stream, row.id, "SUBMIT_FAILED")).toEqual(["SUBMITTING", "SUBMIT_FAILED"]);
+  });
+
+  test("the cron, giving up on a submission the app never finished", async () => {
+    const stream = await openStream();
+    const row = await prisma.generation.create({
+      data: { model: "alpha-2.5-text-to-video-480p", prompt: "interrupted", ownerId: await app.fetch.ownerId(), createdAt: new Date(Date.now() - 3_600_000) },
+    });
+    const response = await app.fetch("/api/cron/reconcile", { headers: { Authorization: `Bearer ${env.CRON_SECRET}` } });
+    expect(response.status).toBe(200);
+    expect(await carried(stream, row.id, "SUBMIT_FAILED")).toEqual(["SUBMIT_FAILED"]);
+  });
+});
+
+describe("the stream", () => {
+  test("has the headers that keep proxies and compression from buffering it", async () => {
+    const stream = await openStream({ "Accept-Encoding": "gzip, br" });
+    const { headers } = stream.response;
+    expect(headers.get("content-type")).toMatch(/^text\/event-stream/);
+    expect(headers.get("cache-control")).toBe("no-cache, no-transform");
+    expect(headers.get("x-accel-buffering")).toBe("no");
+    expect(headers.get("content-encoding")).toBeNull();
+    expect(stream.messages[0]).toMatchObject({ event: "ready", id: expect.stringMatching(/^\d+$/) });
+  });
+
+  test("a reconnect with Last-Event-ID is sent what it missed, and only that", async () => {
+    const first = await openStream();
+    const before = await submitPrompt(app, `before ${uniqueMarker("gap")}`);
+    await carried(first, before.body.id as string, "SUCCESS");
+    const lastEventId = first.messages.at(-1)!.id!;
+    first.close();
+
+    const missed = await submitPrompt(app, `while away ${uniqueMarker("gap")}`);
+    // Wait for the outcome in the database, with no stream open to hear it.
+    await waitFor(async () => (await prisma.generation.findUniqueOrThrow({ where: { id: missed.body.id as string } })).state === "SUCCESS", 15_000);
+
+    const again = await openStream({ "Last-Event-ID": lastEventId });
+    expect(statesOf(again, missed.body.id as string)).toEqual(["SUBMITTING", "PENDING", "SUCCESS"]);
+    expect(statesOf(again, before.body.id as string)).toEqual([]);
+  });
+
+  test("another visitor's stream never carries this visitor's generations", async () => {
+    const mine = await openStream();
+    const stranger = app.visitor();
+    const theirs = await SseReader.open(`${app.baseUrl}/api/generations/events`, { Cookie: await stranger.cookieHeader() });
+    streams.push(theirs);
+    await waitFor(() => theirs.messages.some((m) => m.event === "ready"));
+    const { body } = await submitPrompt(app, `private ${uniqueMarker("owner")}`);
+    await carried(mine, body.id as string, "SUCCESS");
+    expect(statesOf(theirs, body.id as string)).toEqual([]);
+  });
+
+  test("a Last-Event-ID older than this instance's history asks the browser to revalidate", async () => {
+    const stream = await openStream({ "Last-Event-ID": "1000" });
+    expect(stream.messages.map((m) => m.event)).toEqual(["resync", "ready"]);
+  });
+});
