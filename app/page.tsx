@@ -3,7 +3,9 @@ import { GenerationForm } from "./_components/generation-form";
 import type { GenerationFilters } from "./_components/use-generations";
 import { brand } from "@/lib/brand";
 import { GENERATION_STATES, type GenerationState } from "@/lib/generations/generation";
+import { getCompletionEstimates } from "@/lib/generations/completion-history";
 import { listGenerations } from "@/lib/generations/queries";
+import { SEARCH_MAX_LENGTH } from "@/lib/generations/search-text";
 import { DEFAULT_MODEL_ID, findModel, MODELS } from "@/lib/models/catalog";
 import { pageMetadata } from "@/lib/page-metadata";
 import { getViewer } from "@/lib/viewer";
@@ -18,9 +20,12 @@ type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 export default async function HomePage({ searchParams }: { searchParams: SearchParams }) {
   const filters = parseFilters(await searchParams);
   const viewer = await getViewer();
-  const initialPage = viewer ? await listGenerations({ limit: 24, ...filters, owner: galleryScope(viewer) }) : { items: [], nextCursor: null };
+  const [initialPage, estimates] = await Promise.all([
+    viewer ? listGenerations({ limit: 24, ...filters, owner: galleryScope(viewer) }) : { items: [], nextCursor: null },
+    getCompletionEstimates(),
+  ]);
   return (
-    <main id="main" className="mx-auto grid max-w-6xl gap-8 px-4 py-6 sm:px-6 lg:grid-cols-[minmax(0,380px)_1fr]">
+    <main id="main" className="mx-auto grid max-w-screen-2xl gap-8 px-4 py-6 sm:px-6 lg:grid-cols-[340px_minmax(0,1fr)]">
       <h1 className="sr-only">{brand.name}</h1>
       <section aria-labelledby="new-video">
         <h2 id="new-video" className="mb-3 text-base font-semibold">
@@ -32,7 +37,7 @@ export default async function HomePage({ searchParams }: { searchParams: SearchP
         <h2 id="gallery" className="mb-3 text-base font-semibold">
           Gallery
         </h2>
-        <Gallery initialPage={initialPage} initialFilters={filters} models={MODELS} />
+        <Gallery initialPage={initialPage} initialFilters={filters} models={MODELS} initialEstimates={estimates} />
       </section>
     </main>
   );
@@ -42,5 +47,6 @@ export default async function HomePage({ searchParams }: { searchParams: SearchP
 function parseFilters(params: Awaited<SearchParams>): GenerationFilters {
   const state = GENERATION_STATES.find((s: GenerationState) => s === params.state);
   const model = typeof params.model === "string" && findModel(params.model) ? params.model : undefined;
-  return { ...(state ? { state } : {}), ...(model ? { model } : {}) };
+  const q = typeof params.q === "string" ? params.q.trim().slice(0, SEARCH_MAX_LENGTH) : "";
+  return { ...(state ? { state } : {}), ...(model ? { model } : {}), ...(q ? { q } : {}) };
 }

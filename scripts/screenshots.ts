@@ -1,6 +1,7 @@
-// Screenshots of the gallery and the detail page at 390 px and 1280 px, light
-// and dark, in the empty, pending, success and failure states, for a person
-// to look at (and a few to commit to docs/screenshots/).
+// Screenshots of the gallery, the viewer and the detail page at 390 px and
+// 1280 px, light and dark, in the empty, pending (with its progress bar),
+// success and failure states, for a person to look at (and a few to commit to
+// docs/screenshots/).
 //
 //   node --import tsx scripts/screenshots.ts
 //
@@ -29,6 +30,8 @@ const SCHEMES = ["light", "dark"] as const;
 
 // Scenarios match on a word of the prompt, so the prompts read naturally.
 const PROMPTS = {
+  earlier: "Close-up of coffee being poured into a glass cup, steam rising in the morning light",
+  portrait: "A lighthouse on a cliff at night, its beam sweeping through the fog, vertical",
   success: "A paper boat drifting down a rain-soaked street at dusk, reflections in the puddles",
   pending: "Slow aerial shot over a misty pine forest at sunrise, birds lifting off the canopy",
   failure: "A red fox curled up asleep in fresh snow under a lantern, soft falling flakes",
@@ -50,6 +53,12 @@ async function main() {
 
     await simulator.scenario({ match: "pine forest", pendingMs: 600_000 });
     await simulator.scenario({ match: "red fox", outcome: "failure", failCode: "content_policy", failMsg: "The prompt was flagged by the content filter." });
+    // Two finished first, in about 40 s: the history the pending card's progress bar is measured
+    // against, so the first shots show a bar on track and the later ones "taking longer than usual".
+    await simulator.scenario({ match: "coffee", pendingMs: 40_000 });
+    await simulator.scenario({ match: "lighthouse", pendingMs: 40_000 });
+    const earlier = [await create(PROMPTS.earlier), await create(PROMPTS.portrait, "9:16")];
+    for (const { id } of earlier) await waitForState(id, "SUCCESS", 120);
     const success = await create(PROMPTS.success);
     const pending = await create(PROMPTS.pending);
     const failure = await create(PROMPTS.failure);
@@ -60,6 +69,7 @@ async function main() {
     await captureAll(browser, "pending", "/?state=PENDING");
     await captureAll(browser, "success", "/?state=SUCCESS");
     await captureAll(browser, "failure", "/?state=FAILURE");
+    await captureAll(browser, "viewer", "/", { open: PROMPTS.success });
     await captureAll(browser, "detail-success", `/generations/${success.id}`);
     await captureAll(browser, "detail-pending", `/generations/${pending.id}`);
     await captureAll(browser, "detail-failure", `/generations/${failure.id}`);
@@ -75,7 +85,8 @@ async function main() {
   console.log(`Screenshots in ${OUT_DIR}`);
 }
 
-async function captureAll(browser: Browser, name: string, url: string, { only }: { only?: string } = {}) {
+/** `open`: a prompt whose video is opened in the viewer before the shot. */
+async function captureAll(browser: Browser, name: string, url: string, { only, open }: { only?: string; open?: string } = {}) {
   for (const viewport of VIEWPORTS) {
     if (only && viewport.name !== only) continue;
     for (const colorScheme of SCHEMES) {
@@ -83,8 +94,13 @@ async function captureAll(browser: Browser, name: string, url: string, { only }:
       const page = await context.newPage();
       await page.goto(new URL(url, BASE_URL).toString(), { waitUntil: "networkidle" });
       await settle(page);
+      if (open) {
+        await page.getByRole("article", { name: `Generation: ${open}` }).getByRole("button", { name: /in the viewer/ }).click();
+        await page.getByRole("dialog").locator("video").evaluate((v: HTMLVideoElement) => new Promise((resolve) => (v.readyState >= 2 ? resolve(null) : v.addEventListener("loadeddata", resolve, { once: true }))));
+        await page.waitForTimeout(300);
+      }
       const file = path.join(OUT_DIR, `${name}-${viewport.name}-${colorScheme}.png`);
-      await page.screenshot({ path: file, fullPage: true });
+      await page.screenshot({ path: file, fullPage: !open });
       console.log(file);
       await context.close();
     }
@@ -105,16 +121,16 @@ async function settle(page: Page) {
   await page.waitForTimeout(300);
 }
 
-async function create(prompt: string): Promise<Created> {
+async function create(prompt: string, aspectRatio = "16:9"): Promise<Created> {
   return api<Created>("/api/generations", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ model: "alpha-2.5-text-to-video-480p", input: { prompt, duration: 5 } }),
+    body: JSON.stringify({ model: "alpha-2.5-text-to-video-480p", input: { prompt, duration: 5, aspect_ratio: aspectRatio } }),
   });
 }
 
-async function waitForState(id: string, state: string) {
-  for (let i = 0; i < 60; i++) {
+async function waitForState(id: string, state: string, seconds = 30) {
+  for (let i = 0; i < seconds * 2; i++) {
     if ((await api<{ state: string }>(`/api/generations/${id}`)).state === state) return;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }

@@ -1,30 +1,44 @@
 "use client";
-// The gallery: filters, the cards newest first (live while anything is in
-// progress), "load more" behind a cursor, and what to do when it is empty.
-import { useEffect, useMemo, useState } from "react";
+// The gallery: search and filters, the cards newest first (live while anything
+// is in progress) with honest progress, the viewer, "load more" behind a
+// cursor, and what to do when it is empty.
+import { useCallback, useEffect, useMemo, useState } from "react";
+import type { CompletionEstimates } from "@/lib/generations/completion-history";
+import { estimateKey } from "@/lib/generations/estimate";
 import type { ModelSpec } from "@/lib/models/catalog";
 import { EmptyGallery } from "./empty-gallery";
 import { GalleryFilters } from "./gallery-filters";
 import { GenerationCard } from "./generation-card";
+import { GenerationViewer } from "./generation-viewer";
 import { LiveIndicator } from "./live-indicator";
 import { forgetSubmissions, isPlaceholder, useSubmissions } from "./submissions";
 import { generationsUrl, isInProgress, matchesFilters, useGenerations, type GenerationFilters, type GenerationPage } from "./use-generations";
+import { useEstimates } from "./use-estimates";
 import { useStateChanges } from "./use-state-changes";
+import { useInfiniteScroll } from "./use-infinite-scroll";
 
 export function Gallery({
   initialPage,
   initialFilters,
   models,
+  initialEstimates,
 }: {
   initialPage: GenerationPage;
   initialFilters: GenerationFilters;
   models: readonly ModelSpec[];
+  initialEstimates: CompletionEstimates;
 }) {
   const [filters, setFilters] = useState(initialFilters);
   const { data, size, setSize, isLoading, isValidating, error, mutate, live } = useGenerations(filters, { filters: initialFilters, page: initialPage });
   const submissions = useSubmissions();
 
-  const listed = useMemo(() => data?.flatMap((page) => page.items) ?? [], [data]);
+  const estimates = useEstimates(initialEstimates);
+  // Deleted here, before the server has confirmed: the card leaves at once.
+  const [deleted, setDeleted] = useState<ReadonlySet<string>>(new Set());
+  const [message, setMessage] = useState("");
+  const [viewing, setViewing] = useState<string | null>(null);
+
+  const listed = useMemo(() => data?.flatMap((page) => page.items).filter((g) => !deleted.has(g.id)) ?? [], [data, deleted]);
   const listedIds = useMemo(() => new Set(listed.map((g) => g.id)), [listed]);
   // A placeholder steps aside as soon as the server lists the row it stands for.
   const unlisted = useMemo(
@@ -40,6 +54,21 @@ export function Gallery({
   );
   const generations = useMemo(() => [...unlisted.map((s) => s.generation), ...listed], [unlisted, listed]);
   const announcement = useStateChanges(generations);
+  const videos = useMemo(() => generations.filter((g) => g.state === "SUCCESS" && g.resultUrls.length > 0), [generations]);
+  const viewingIndex = videos.findIndex((g) => g.id === viewing);
+
+  const onDeleted = useCallback(
+    (id: string, restore = false) => {
+      setDeleted((current) => {
+        const next = new Set(current);
+        if (restore) next.delete(id);
+        else next.add(id);
+        return next;
+      });
+      if (!restore) void mutate();
+    },
+    [mutate],
+  );
 
   // A generation the server just returned is fetched (and then polled) with the rest.
   const answered = unlisted.filter((s) => !s.placeholder).map((s) => s.generation.id).join();
@@ -48,17 +77,19 @@ export function Gallery({
   }, [answered, mutate]);
   useEffect(() => forgetSubmissions(listedIds), [listedIds]);
 
-  const changeFilters = (next: GenerationFilters) => {
+  const changeFilters = useCallback((next: GenerationFilters) => {
     setFilters(next);
     // Shareable and kept on reload; no server round trip, SWR fetches the new list.
     const params = new URL(generationsUrl(next), location.origin).searchParams;
     params.delete("limit");
     window.history.replaceState(null, "", params.size ? `?${params}` : location.pathname);
-  };
+  }, []);
 
   const hasMore = !!data?.at(-1)?.nextCursor;
   const loadingMore = isValidating && size > (data?.length ?? 0);
-  const filtered = !!(filters.state || filters.model);
+  const filtered = !!(filters.state || filters.model || filters.q);
+  const loadMore = useCallback(() => void setSize((n) => n + 1), [setSize]);
+  const sentinel = useInfiniteScroll(hasMore && !loadingMore, loadMore);
 
   return (
     <div className="space-y-4">
@@ -68,6 +99,9 @@ export function Gallery({
       </div>
       <p aria-live="polite" className="sr-only">
         {announcement}
+      </p>
+      <p role="status" className="sr-only">
+        {message}
       </p>
       {error && !data ? (
         <p className="rounded-xl bg-red-50 p-4 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
@@ -83,20 +117,31 @@ export function Gallery({
         <ul
           aria-label="Generations"
           aria-busy={isLoading}
-          className={`grid gap-4 sm:grid-cols-2 xl:grid-cols-3 ${isLoading ? "opacity-60" : ""}`}
+          // Tiles grow with the screen: 1 column on a phone, 2 at 768 px, 3 at 1280 px, more on wide screens.
+          className={`grid grid-cols-[repeat(auto-fill,minmax(min(100%,16rem),1fr))] items-start gap-4 ${isLoading ? "opacity-60" : ""}`}
         >
           {generations.map((generation) => (
             <li key={generation.id}>
-              <GenerationCard generation={generation} placeholder={isPlaceholder(generation)} />
+              <GenerationCard
+                generation={generation}
+                placeholder={isPlaceholder(generation)}
+                typicalMs={estimates[estimateKey(generation.model, generation.input)] ?? null}
+                onOpen={() => setViewing(generation.id)}
+                onAnnounce={setMessage}
+                onDeleted={onDeleted}
+              />
             </li>
           ))}
         </ul>
       )}
+      {viewingIndex >= 0 ? (
+        <GenerationViewer videos={videos} index={viewingIndex} onNavigate={(i) => setViewing(videos[i]?.id ?? null)} onClose={() => setViewing(null)} />
+      ) : null}
       {hasMore ? (
-        <div className="flex justify-center">
+        <div ref={sentinel} className="flex justify-center">
           <button
             type="button"
-            onClick={() => void setSize(size + 1)}
+            onClick={loadMore}
             disabled={loadingMore}
             className="rounded-lg px-4 py-2 text-sm font-medium ring-1 ring-zinc-300 hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 disabled:opacity-60 dark:ring-zinc-700 dark:hover:bg-zinc-800"
           >

@@ -1,18 +1,36 @@
 "use client";
-// One generation in the gallery: what it is, where it stands, and its video.
+// One generation in the gallery: its video (or where it stands), its prompt,
+// model and outcome, and what can be done with it.
 import Link from "next/link";
 import type { Generation } from "@/lib/generations/generation";
 import { playbackUrl } from "@/lib/media/media-copy";
 import { findModel } from "@/lib/models/catalog";
-import { Elapsed } from "./elapsed";
+import { CardActions } from "./card-actions";
 import { formatCredits } from "./format";
+import { GenerationProgress } from "./generation-progress";
 import { ResultVideo, useResultExpiry } from "./result-video";
 import { StateBadge } from "./state-badge";
+import { aspectOf, VideoTile } from "./video-tile";
 
 const link = "rounded font-medium text-brand-700 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 dark:text-brand-400";
 
 /** `placeholder`: shown while the server action runs; it has no detail page yet. */
-export function GenerationCard({ generation, placeholder = false }: { generation: Generation; placeholder?: boolean }) {
+export function GenerationCard({
+  generation,
+  placeholder = false,
+  typicalMs,
+  onOpen,
+  onAnnounce,
+  onDeleted,
+}: {
+  generation: Generation;
+  placeholder?: boolean;
+  /** Typical completion time of its model and duration (this app's history); null without history. */
+  typicalMs: number | null;
+  onOpen: () => void;
+  onAnnounce: (message: string) => void;
+  onDeleted: (id: string, restore?: boolean) => void;
+}) {
   const { state, prompt } = generation;
   // The stored copy once it exists, the gateway's link until then.
   const url = state === "SUCCESS" ? playbackUrl(generation) : undefined;
@@ -20,52 +38,64 @@ export function GenerationCard({ generation, placeholder = false }: { generation
   const { expired, onExpired } = useResultExpiry(url);
   const inProgress = state === "PENDING" || state === "SUBMITTING";
   const model = findModel(generation.model);
+  const aspect = aspectOf(generation.input);
+  const duration = generation.input.duration;
   return (
     <article
       aria-label={`Generation: ${prompt}`}
       data-state={state}
       className="flex h-full flex-col overflow-hidden rounded-2xl bg-white shadow-sm ring-1 ring-zinc-200 dark:bg-zinc-900 dark:ring-zinc-800"
     >
-      {url ? (
+      {url && !expired ? (
+        <VideoTile url={url} stored={stored} prompt={prompt} aspect={aspect} onOpen={onOpen} onExpired={onExpired} />
+      ) : url ? (
         <ResultVideo url={url} label={`Video: ${prompt.slice(0, 80)}`} expired={expired} onExpired={onExpired} stored={stored} />
       ) : (
-        <NoVideo state={state} />
+        <NoVideo state={state} aspect={aspect} />
       )}
       <div className="flex flex-1 flex-col gap-2 p-4">
         <div className="flex items-center justify-between gap-2">
           <StateBadge state={state} overdue={generation.overdue} />
-          {inProgress ? <Elapsed since={generation.createdAt} className="text-xs text-zinc-600 dark:text-zinc-400" /> : null}
+          <span className="truncate text-xs text-zinc-600 dark:text-zinc-400" title={generation.model}>
+            {model?.label ?? generation.model}
+            {duration !== undefined ? ` · ${String(duration)} s` : ""}
+          </span>
         </div>
         <p className="line-clamp-2 text-sm break-words" title={prompt}>
           {prompt}
         </p>
-        <p className="truncate text-xs text-zinc-600 dark:text-zinc-400" title={generation.model}>
-          {model?.label ?? generation.model}
-        </p>
-        <Outcome generation={generation} />
-        <div className="mt-auto flex items-center justify-between gap-3 pt-1 text-sm">
+        {inProgress ? <GenerationProgress generation={generation} typicalMs={typicalMs} /> : <Outcome generation={generation} />}
+        <div className="mt-auto flex flex-wrap items-center justify-between gap-x-3 gap-y-2 pt-1 text-sm">
           {placeholder ? (
             <span className="text-zinc-600 dark:text-zinc-400">Sending to the gateway…</span>
           ) : (
-            <Link href={`/generations/${generation.id}`} className={link}>
-              Details<span className="sr-only"> of “{prompt.slice(0, 60)}”</span>
-            </Link>
+            <>
+              <span className="flex gap-3">
+                <Link href={`/generations/${generation.id}`} className={link}>
+                  Details<span className="sr-only"> of “{prompt.slice(0, 60)}”</span>
+                </Link>
+                {url && !expired ? (
+                  <a href={url} download target={stored ? undefined : "_blank"} rel="noopener noreferrer" className={link}>
+                    Download<span className="sr-only"> “{prompt.slice(0, 60)}”</span>
+                  </a>
+                ) : null}
+              </span>
+              <CardActions generation={generation} onAnnounce={onAnnounce} onDeleted={onDeleted} />
+            </>
           )}
-          {url && !expired ? (
-            <a href={url} download target={stored ? undefined : "_blank"} rel="noopener noreferrer" className={link}>
-              Download<span className="sr-only"> “{prompt.slice(0, 60)}”</span>
-            </a>
-          ) : null}
         </div>
       </div>
     </article>
   );
 }
 
-function NoVideo({ state }: { state: Generation["state"] }) {
+function NoVideo({ state, aspect }: { state: Generation["state"]; aspect: string }) {
   const inProgress = state === "PENDING" || state === "SUBMITTING";
   return (
-    <div className="flex aspect-video w-full flex-col items-center justify-center gap-2 bg-zinc-100 text-sm text-zinc-600 dark:bg-zinc-800 dark:text-zinc-400">
+    <div
+      className="flex max-h-[28rem] w-full flex-col items-center justify-center gap-2 bg-zinc-100 text-sm text-zinc-600 dark:bg-zinc-800 dark:text-zinc-400"
+      style={{ aspectRatio: aspect }}
+    >
       {inProgress ? (
         <>
           <span className="size-6 animate-spin rounded-full border-2 border-zinc-300 border-t-brand-600 motion-reduce:animate-none dark:border-zinc-600 dark:border-t-brand-400" aria-hidden />

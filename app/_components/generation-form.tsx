@@ -5,6 +5,7 @@ import { useActionState, useEffect, useRef, useState, startTransition } from "re
 import { submitGeneration, type SubmitState } from "@/app/actions";
 import { formatCostEstimate, KIND_LABELS, priceLabel, type FieldSpec, type ModelSpec } from "@/lib/models/catalog";
 import { mutate } from "swr";
+import { fieldValue, useRemixRequest } from "./remix";
 import { addSubmission, settleSubmission } from "./submissions";
 import { SPEND_KEY } from "./use-spend";
 
@@ -21,6 +22,7 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
   const submission = useRef<{ key: string; answered: SubmitState } | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const model = models.find((m) => m.id === modelId) ?? models[0]!;
+  const remix = useRemix({ models, modelId, setModelId, setDuration, formRef });
 
   useEffect(() => {
     // The answer replaces the placeholder card with the generation the server created.
@@ -35,6 +37,8 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
     <form
       ref={formRef}
       action={formAction}
+      aria-label="New video"
+      data-remix={remix?.at}
       onSubmit={(event) => {
         // Submitting in a transition keeps what the user typed when the answer is an error.
         event.preventDefault();
@@ -187,6 +191,54 @@ function FieldErrors({ id, messages }: { id: string; messages?: string[] }) {
       {messages.join(" ")}
     </p>
   );
+}
+
+/**
+ * Fills the form from a gallery card's "Remix": its model first (the fields
+ * follow the model), then, once they are rendered, each field's value.
+ */
+function useRemix({
+  models,
+  modelId,
+  setModelId,
+  setDuration,
+  formRef,
+}: {
+  models: readonly ModelSpec[];
+  modelId: string;
+  setModelId: (id: string) => void;
+  setDuration: (value: number | undefined) => void;
+  formRef: React.RefObject<HTMLFormElement | null>;
+}) {
+  const remix = useRemixRequest();
+  const [filled, setFilled] = useState<number | null>(null);
+  useEffect(() => {
+    if (!remix || remix.at === filled) return;
+    if (models.some((m) => m.id === remix.model)) setModelId(remix.model);
+  }, [remix, filled, models, setModelId]);
+  useEffect(() => {
+    const form = formRef.current;
+    if (!remix || remix.at === filled || !form) return;
+    // The model's fields render after setModelId: fill them once they are the right ones.
+    if (remix.model !== modelId && models.some((m) => m.id === remix.model)) return;
+    const frame = requestAnimationFrame(() => {
+      const values: Record<string, unknown> = { ...remix.input, prompt: remix.prompt };
+      for (const element of Array.from(form.elements)) {
+        if (!(element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement || element instanceof HTMLSelectElement)) continue;
+        if (!element.name.startsWith("input.")) continue;
+        const value = values[element.name.slice("input.".length)];
+        if (value !== undefined) element.value = fieldValue(value);
+      }
+      const duration = Number(values.duration);
+      setDuration(Number.isFinite(duration) && values.duration !== undefined ? duration : undefined);
+      setFilled(remix.at);
+      const prompt = document.getElementById(PROMPT_FIELD_ID);
+      prompt?.focus();
+      prompt?.scrollIntoView({ block: "center", behavior: "smooth" });
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [remix, filled, formRef, setDuration, modelId, models]);
+  return remix;
 }
 
 /** Puts an example prompt in the form (the empty gallery offers a few) and moves focus there. */

@@ -11,7 +11,7 @@ import { isCopying } from "@/lib/media/media-copy";
 import { SAFETY_NET_POLL_MS, useGenerationEvents, type LiveStatus } from "./use-generation-events";
 
 export type GenerationPage = { items: Generation[]; nextCursor: string | null };
-export type GenerationFilters = { state?: GenerationState; model?: string };
+export type GenerationFilters = { state?: GenerationState; model?: string; q?: string };
 
 export const PAGE_SIZE = 24;
 export const POLL_INTERVAL_MS = 3000;
@@ -39,17 +39,22 @@ export function generationsUrl(filters: GenerationFilters, cursor?: string | nul
   const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
   if (filters.state) params.set("state", filters.state);
   if (filters.model) params.set("model", filters.model);
+  if (filters.q) params.set("q", filters.q);
   if (cursor) params.set("cursor", cursor);
   return `/api/generations?${params}`;
 }
 
 export function matchesFilters(generation: Generation, filters: GenerationFilters): boolean {
-  return (!filters.state || generation.state === filters.state) && (!filters.model || generation.model === filters.model);
+  return (
+    (!filters.state || generation.state === filters.state) &&
+    (!filters.model || generation.model === filters.model) &&
+    (!filters.q || generation.prompt.toLowerCase().includes(filters.q.trim().toLowerCase()))
+  );
 }
 
 /** `initial` is the server-rendered first page, shown while `filters` are the ones it was rendered for. */
 export function useGenerations(filters: GenerationFilters, initial: { filters: GenerationFilters; page: GenerationPage }) {
-  const sameAsInitial = filters.state === initial.filters.state && filters.model === initial.filters.model;
+  const sameAsInitial = filters.state === initial.filters.state && filters.model === initial.filters.model && filters.q === initial.filters.q;
   // While events flow, a read need not wait for the server to ask the gateway: the answer comes as an event.
   const liveRef = useRef(false);
   const fetchPage = useCallback((url: string) => fetchJson<GenerationPage>(liveRef.current ? `${url}&refresh=background` : url), []);

@@ -7,6 +7,7 @@ import { useSWRConfig } from "swr";
 import type { Generation, GenerationState } from "@/lib/generations/generation";
 import { STATE_LABELS } from "./state-badge";
 import { CREDITS_KEY } from "./use-credits";
+import { ESTIMATES_KEY } from "./use-estimates";
 import { SPEND_KEY } from "./use-spend";
 
 const spoken = (state: GenerationState) =>
@@ -27,6 +28,8 @@ export function useStateChanges(generations: readonly Generation[]): string {
     setAnnouncement(changed.map((g) => `${spoken(g.state)}: ${g.prompt.slice(0, 80)}`).join(". "));
     if (changed.some((g) => g.state === "SUCCESS" || g.state === "FAILURE")) void mutate(CREDITS_KEY);
     void mutate(SPEND_KEY); // owners (#15): a finished task changes the visitor's spend
+    // A success is one more sample for the progress estimates.
+    if (changed.some((g) => g.state === "SUCCESS")) void mutate(ESTIMATES_KEY);
   }, [generations, mutate]);
 
   return announcement;

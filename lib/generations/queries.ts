@@ -4,6 +4,7 @@ import "server-only";
 import { prisma } from "@/lib/db";
 import type { Generation as GenerationRow, GenerationState, Prisma } from "@/lib/generated/prisma/client";
 import { toGeneration, type Generation } from "./generation";
+import { normalizeQuery } from "./search-text";
 
 export const PAGE_SIZE_MAX = 100;
 
@@ -33,14 +34,29 @@ export async function listGenerations({
   limit = 24,
   state,
   model,
+  q,
 }: {
   owner: OwnerScope;
   cursor?: string;
   limit?: number;
   state?: GenerationState;
   model?: string;
+  /** Prompt text to search for, case-insensitive. */
+  q?: string;
 }): Promise<GenerationPage> {
-  const where: Prisma.GenerationWhereInput = { AND: [visibleTo(owner), { ...(state ? { state } : {}), ...(model ? { model } : {}) }] };
+  const search = normalizeQuery(q);
+  const where: Prisma.GenerationWhereInput = {
+    AND: [
+      visibleTo(owner),
+      {
+        // Deleted from the gallery: kept for accounting, never listed.
+        deletedAt: null,
+        ...(state ? { state } : {}),
+        ...(model ? { model } : {}),
+        ...(search ? { promptSearch: { contains: search } } : {}),
+      },
+    ],
+  };
   // A cursor from someone else's list is not a way to peek: it must be a row this owner can see.
   if (cursor && !(await prisma.generation.count({ where: { AND: [visibleTo(owner), { id: cursor }] } }))) {
     return { items: [], nextCursor: null };

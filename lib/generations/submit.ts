@@ -8,6 +8,7 @@ import type { ModelSpec } from "@/lib/models/catalog";
 import type { GenerationInput } from "@/lib/models/input-schema";
 import { createWithinSpendLimit, estimateCredits } from "@/lib/spend-limit";
 import { callbacksReachable, callbackUrlFor } from "./callback-url";
+import { searchText } from "./search-text";
 import { toGeneration, type Generation } from "./generation";
 import { announceGenerationRow } from "./publish-change";
 import { updateGenerationIf } from "./update-if";
@@ -49,6 +50,7 @@ export async function submitGeneration({
       callbackEnabled: callbacksReachable(),
       ownerId,
       costEstimate,
+      promptSearch: searchText(prompt), // gallery-ux (#17): feeds the gallery's search
     });
   } catch (error) {
     if (error instanceof AppError) throw error;

@@ -4,6 +4,7 @@ import { MODEL_IDS } from "@/lib/models/catalog";
 import { GENERATION_STATES } from "@/lib/generations/generation";
 import { listGenerationsFresh } from "@/lib/generations/list-fresh";
 import { createGeneration } from "@/lib/generations/create";
+import { SEARCH_MAX_LENGTH } from "@/lib/generations/search-text";
 import { jsonWithEtag, readJson } from "@/lib/http";
 import { visitorKey } from "@/lib/rate-limit";
 import { galleryScope, withViewer } from "@/lib/with-viewer";
@@ -13,6 +14,7 @@ const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(24),
   state: z.enum(GENERATION_STATES).optional(),
   model: z.enum(MODEL_IDS).optional(),
+  q: z.string().max(SEARCH_MAX_LENGTH).optional(),
   // "background": a live tab; the gateway is asked about stale tasks without holding this answer.
   refresh: z.enum(["wait", "background"]).default("wait"),
 });

@@ -1,0 +1,84 @@
+"use client";
+// What a card offers: Remix (fill the form), Copy prompt, Retry (a failed or
+// unsubmitted one) and Delete (from the gallery; kept for accounting).
+import { useState, useTransition } from "react";
+import { deleteGenerationAction, retryGenerationAction } from "@/app/generation-actions";
+import type { Generation } from "@/lib/generations/generation";
+import { requestRemix } from "./remix";
+import { addSubmission, settleSubmission } from "./submissions";
+
+const button =
+  "rounded-md px-2 py-1 text-xs font-medium text-zinc-700 ring-1 ring-zinc-300 hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 disabled:opacity-60 dark:text-zinc-200 dark:ring-zinc-700 dark:hover:bg-zinc-800";
+
+export function CardActions({
+  generation,
+  onAnnounce,
+  onDeleted,
+}: {
+  generation: Generation;
+  /** A one-off message for the gallery's live region ("Prompt copied"). */
+  onAnnounce: (message: string) => void;
+  /** Called at once (the card leaves) and again with `restore` if the server refused. */
+  onDeleted: (id: string, restore?: boolean) => void;
+}) {
+  const [busy, startTransition] = useTransition();
+  const [confirming, setConfirming] = useState(false);
+  const retryable = generation.state === "FAILURE" || generation.state === "SUBMIT_FAILED";
+  const about = <span className="sr-only"> “{generation.prompt.slice(0, 60)}”</span>;
+
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(generation.prompt);
+      onAnnounce("Prompt copied.");
+    } catch {
+      onAnnounce("The browser did not allow copying. Select the prompt on the details page instead.");
+    }
+  };
+  const retry = () =>
+    startTransition(async () => {
+      const key = `retry-${generation.id}`;
+      addSubmission(key, { model: generation.model, prompt: generation.prompt });
+      const answer = await retryGenerationAction(generation.id);
+      settleSubmission(key, answer.generation);
+      onAnnounce(answer.message);
+    });
+  const remove = () =>
+    startTransition(async () => {
+      setConfirming(false);
+      onDeleted(generation.id);
+      const answer = await deleteGenerationAction(generation.id);
+      if (answer.status === "error") onDeleted(generation.id, true);
+      onAnnounce(answer.message);
+    });
+
+  return (
+    <div className="flex flex-wrap items-center gap-1.5">
+      <button type="button" className={button} onClick={() => requestRemix(generation)}>
+        Remix{about}
+      </button>
+      <button type="button" className={button} onClick={() => void copy()}>
+        Copy prompt{about}
+      </button>
+      {retryable ? (
+        <button type="button" className={button} onClick={retry} disabled={busy}>
+          {busy ? "Retrying…" : "Retry"}
+          {about}
+        </button>
+      ) : null}
+      {confirming ? (
+        <span className="flex items-center gap-1.5" role="group" aria-label="Confirm delete">
+          <button type="button" className={`${button} text-red-700 dark:text-red-400`} onClick={remove} autoFocus>
+            Confirm delete{about}
+          </button>
+          <button type="button" className={button} onClick={() => setConfirming(false)}>
+            Keep
+          </button>
+        </span>
+      ) : (
+        <button type="button" className={button} onClick={() => setConfirming(true)} disabled={busy}>
+          Delete{about}
+        </button>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,35 @@
+// The app's own record of how long generations took, read for estimates:
+// recent successes, grouped by model and duration.
+import "server-only";
+import { prisma } from "@/lib/db";
+import { safeJsonParse, isRecord } from "@/lib/gateway/task";
+import { ESTIMATE_SAMPLES, estimateKey, typicalDurationMs } from "./estimate";
+
+/** Rows read per call: enough for ESTIMATE_SAMPLES of the few models a gallery mixes, bounded at any table size. */
+const HISTORY_ROWS = 400;
+
+export type CompletionEstimates = Record<string, number>;
+
+/** Typical completion time in ms per estimateKey(model, input); keys without history are absent. */
+export async function getCompletionEstimates(): Promise<CompletionEstimates> {
+  const rows = await prisma.generation.findMany({
+    where: { state: "SUCCESS", completedAt: { not: null } },
+    orderBy: [{ completedAt: "desc" }],
+    take: HISTORY_ROWS,
+    select: { model: true, input: true, createdAt: true, completedAt: true },
+  });
+  const samples = new Map<string, number[]>();
+  for (const row of rows) {
+    const input = safeJsonParse(row.input);
+    const key = estimateKey(row.model, isRecord(input) ? input : {});
+    const list = samples.get(key) ?? [];
+    if (list.length < ESTIMATE_SAMPLES) list.push(row.completedAt!.getTime() - row.createdAt.getTime());
+    samples.set(key, list);
+  }
+  const estimates: CompletionEstimates = {};
+  for (const [key, list] of samples) {
+    const typical = typicalDurationMs(list);
+    if (typical !== null) estimates[key] = typical;
+  }
+  return estimates;
+}
