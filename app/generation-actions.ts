@@ -34,8 +34,8 @@ export async function deleteGenerationAction(id: unknown): Promise<CardActionSta
   const viewer = await getViewer();
   if (!viewer) return { status: "error", message: "Sign in to manage videos." };
   try {
-    await hideGeneration({ id: parsed.data, ownerId: viewer.id });
-    // Deleting twice is not an error: either way it is gone from the gallery.
+    const outcome = await hideGeneration({ id: parsed.data, ownerId: viewer.id });
+    if (outcome === "not_found") return { status: "error", message: "Only your own videos can be deleted." };
     return { status: "success", message: "Deleted from the gallery." };
   } catch (error) {
     return failure(error, "delete");

@@ -5,8 +5,13 @@
 import "server-only";
 import { prisma } from "@/lib/db";
 
-/** True if this call hid it; false if it was already hidden, is not the owner's, or does not exist. */
-export async function hideGeneration({ id, ownerId }: { id: string; ownerId: string }): Promise<boolean> {
+/**
+ * "hidden" by this call, or "already_hidden" by an earlier one (deleting twice
+ * is not an error); "not_found" when it does not exist or is not this owner's
+ * (a showcase card of someone else's, with GALLERY_SCOPE=shared).
+ */
+export async function hideGeneration({ id, ownerId }: { id: string; ownerId: string }): Promise<"hidden" | "already_hidden" | "not_found"> {
   const { count } = await prisma.generation.updateMany({ where: { id, ownerId, deletedAt: null }, data: { deletedAt: new Date() } });
-  return count === 1;
+  if (count === 1) return "hidden";
+  return (await prisma.generation.count({ where: { id, ownerId } })) === 1 ? "already_hidden" : "not_found";
 }

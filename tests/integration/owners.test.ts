@@ -12,6 +12,7 @@ const { prisma } = await import("@/lib/db");
 const { env } = await import("@/lib/env");
 const { listGenerations, getGeneration } = await import("@/lib/generations/queries");
 const { signViewerCookie, VIEWER_COOKIE, newViewerId } = await import("@/lib/viewer-cookie");
+const { hideGeneration } = await import("@/lib/generations/hide");
 
 afterAll(() => app.close());
 
@@ -61,6 +62,21 @@ describe("two visitors", () => {
     expect(other.body.id).not.toBe(first.body.id);
     const rows = await prisma.generation.findMany({ where: { id: { in: [first.body.id, other.body.id] } } });
     expect(new Set(rows.map((r) => r.ownerId)).size).toBe(2);
+  });
+});
+
+describe("deleting from the gallery", () => {
+  test("only the owner hides a generation; another owner's attempt is refused and changes nothing", async () => {
+    const alice = app.visitor();
+    const bob = app.visitor();
+    const a = await submitAs(alice, `alice keeps ${uniqueMarker("hide")}`);
+    expect(await hideGeneration({ id: a.body.id, ownerId: await bob.ownerId() })).toBe("not_found");
+    expect((await prisma.generation.findUniqueOrThrow({ where: { id: a.body.id } })).deletedAt).toBeNull();
+    expect(await hideGeneration({ id: a.body.id, ownerId: await alice.ownerId() })).toBe("hidden");
+    expect(await hideGeneration({ id: a.body.id, ownerId: await alice.ownerId() })).toBe("already_hidden");
+    expect(await listIds(alice)).not.toContain(a.body.id);
+    // Kept for accounting.
+    expect(await prisma.generation.count({ where: { id: a.body.id } })).toBe(1);
   });
 });
 
