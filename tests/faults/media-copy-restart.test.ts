@@ -45,6 +45,8 @@ afterAll(async () => {
 const SIZE = 6 * 1024 * 1024;
 
 test("killed mid-copy, restarted: the copy resumes and completes once", async () => {
+  // A retried run must not meet the instance its failed first run left on this port.
+  for (const instance of instances.splice(0)) await instance.kill();
   const marker = uniqueMarker("copykill");
   // A 6 MB file at 1.5 MB/s: the copy is still running when the app dies.
   await control.scenario({ match: marker, media: { sizeBytes: SIZE, bytesPerSecond: 1_500_000 } });
@@ -79,7 +81,11 @@ test("killed mid-copy, restarted: the copy resumes and completes once", async ()
   expect(stored.length).toBe(SIZE);
   for (const i of [0, 65_535, 65_536, SIZE - 1]) expect(stored[i]).toBe(generatedByte(i));
   // Two downloads: the one cut by the crash, and one whole one.
-  const downloads = (await control.media(marker)).filter((m) => m.method === "GET");
+  // The simulator logs a download's bytes when its response has closed, a moment after the app has them all.
+  const downloads = await waitFor(async () => {
+    const gets = (await control.media(marker)).filter((m) => m.method === "GET");
+    return gets.length >= 2 && gets.every((m) => m.bytes > 0) ? gets : null;
+  }, 5_000);
   expect(downloads).toHaveLength(2);
   expect(downloads[0]!.bytes).toBeLessThan(SIZE);
   expect(downloads[1]!.bytes).toBe(SIZE);
