@@ -1,6 +1,7 @@
 // Direct database access for the benchmarks: seeding rows the way the app
 // would have written them, and reading back what the load did.
 import { PrismaLibSQL } from "@prisma/adapter-libsql";
+import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "../lib/generated/prisma/client";
 import { callbackTokenFor } from "../lib/generations/callback-token";
 import { signViewerCookie, VIEWER_COOKIE } from "../lib/viewer-cookie";
@@ -18,7 +19,9 @@ export function benchViewerCookie(secret: string): string {
 }
 const CHUNK = 500;
 
+/** The bench process's own client, generated for the engine of the phase (bench/run.ts generates it before the phase starts). */
 export async function openDatabase(url: string): Promise<BenchDb> {
+  if (/^postgres(ql)?:/i.test(url)) return new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 4 }) });
   const prisma = new PrismaClient({ adapter: new PrismaLibSQL({ url }) });
   await prisma.$queryRawUnsafe("PRAGMA busy_timeout = 5000");
   return prisma;

@@ -56,7 +56,7 @@ export async function benchDuplicateStorm(stack: Stack, db: BenchDb): Promise<Se
       },
     ],
     notes: [
-      `The conditional update (\`WHERE state = 'PENDING'\`) is what holds it: the first copy to reach the database makes the transition, the other nine find the row terminal and are recorded as DUPLICATE. The storm's latency (p99 ${storm.p99} ms) has the callback receiver's limits (benchmark 1): ${TASKS} connections queue on one database connection.`,
+      `The conditional update (\`WHERE state = 'PENDING'\`) is what holds it: the first copy to reach the database makes the transition, the other nine find the row terminal and are recorded as DUPLICATE. The storm's latency (p99 ${storm.p99} ms) has the callback receiver's limits (benchmark 1): ${stack.engine === "sqlite" ? `${TASKS} connections queue on one database connection` : `${TASKS} connections share the app's pool of PostgreSQL connections`}.`,
     ],
   };
 }
