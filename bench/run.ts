@@ -23,8 +23,10 @@ const startedAt = new Date();
 const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-bench-"));
 const step = (message: string) => console.log(`[bench] ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0).padStart(3)} s  ${message}`);
 
+let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
+    stopping = true;
     console.error(`\n[bench] ${signal}: stopping the phase (app, simulator, database, load generator)`);
     void stopAllProcesses().then(() => {
       restoreClient();
@@ -46,6 +48,7 @@ const results: PhaseResult[] = [];
 let failed = false;
 try {
   for (const engine of ENGINES) {
+    if (stopping) break;
     step(`${ENGINE_LABEL[engine]}: Prisma client, build and benchmarks (bench/phase.ts)`);
     ensurePrismaClientFor(sampleUrlOf(engine));
     const resultFile = path.join(workDir, `phase-${engine}.json`);

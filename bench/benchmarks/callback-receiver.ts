@@ -2,7 +2,7 @@
 // one complete flat callback, beside GET /api/ping (an empty route handler of
 // the same app) at the same concurrency.
 import { runLoad, type LoadFigures } from "../cannon";
-import { seedPending, successBody, tallyOutcomes, type BenchDb, type SeededTask } from "../db";
+import { seedPending, successBody, tallyOutcomes, waitForCopiesSettled, type BenchDb, type SeededTask } from "../db";
 import type { Section } from "../report";
 import type { Stack } from "../stack";
 import { probeWritePath, type WritePathProbe } from "../write-path-probe";
@@ -26,7 +26,7 @@ export async function benchCallbackReceiver(stack: Stack, db: BenchDb): Promise<
       amount: tasks.length,
       method: "POST",
       headers: { "content-type": "application/json" },
-      items: tasks.map((t) => ({ path: `/api/webhooks/gateway?token=${encodeURIComponent(t.token)}`, body: successBody(t) })),
+      items: tasks.map((t) => ({ path: `/api/webhooks/gateway?token=${encodeURIComponent(t.token)}`, body: successBody(t, stack.simulatorUrl) })),
     });
 
   // Warm-up (JIT, route compilation, connection pools), not reported.
@@ -42,6 +42,8 @@ export async function benchCallbackReceiver(stack: Stack, db: BenchDb): Promise<
   const baseline = average(before, after);
   const tally = await tallyOutcomes(db, tasks.map((t) => t.id));
   const sqlite = stack.engine === "sqlite";
+  // The probe times the database alone: the copy jobs the callbacks started must be done first.
+  await waitForCopiesSettled(db);
   const probe = await probeWritePath(db, stack.webhookSecret, { sqlite });
   const rpsTarget = RPS_TARGET[stack.engine];
   const delayLabel = `the same process under GET /api/ping, ${CONNECTIONS} connections`;

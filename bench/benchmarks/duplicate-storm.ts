@@ -14,7 +14,7 @@ const CREDITS_PER_TASK = 0.704;
 export async function benchDuplicateStorm(stack: Stack, db: BenchDb): Promise<Section> {
   const tasks = await seedPending(db, { prefix: "dup", count: TASKS, secret: stack.webhookSecret });
   // Task-major order over 100 connections: the 10 copies of a task go out together.
-  const items = tasks.flatMap((t) => Array.from({ length: COPIES }, () => ({ path: `/api/webhooks/gateway?token=${encodeURIComponent(t.token)}`, body: successBody(t) })));
+  const items = tasks.flatMap((t) => Array.from({ length: COPIES }, () => ({ path: `/api/webhooks/gateway?token=${encodeURIComponent(t.token)}`, body: successBody(t, stack.simulatorUrl) })));
   const storm = await runLoad(
     {
       url: `${stack.appUrl}/api/webhooks/gateway`,
