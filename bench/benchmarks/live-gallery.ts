@@ -192,7 +192,7 @@ function report({
   const perMinute = (n: number) => (n * 60_000) / IDLE_MS;
   const polling = "same page, event stream blocked (polling)";
   return {
-    title: "6. Live gallery",
+    title: "7. Live gallery",
     setup: `${TASKS} tasks submitted through \`POST /api/generations\` ${SPACING_MS} ms apart, each PENDING ${PENDING_MS / 1000} s then called back with SUCCESS. Two gallery pages in the system Chromium (headless, a browser context each) watch the same tasks: one with the event stream (push), one with \`/api/generations/events\` blocked by \`page.route\`, so it falls back to SWR polling every 3 s. Latency: from the simulator starting to send the SUCCESS callback (its \`at\`, from \`/__control/callbacks\`) to a MutationObserver in the page seeing the card's badge read "Ready" (\`Date.now()\` on the same machine's clock). Idle tabs: ${IDLE_TABS} gallery pages (a context each) with nothing pending, requests counted for ${IDLE_MS / 1000} s. Memory: the app process's RSS (\`/proc/<pid>/status\`) before and after opening ${MEMORY_STREAMS} more streams from Node.`,
     figures: [
       { label: "Callback-to-pixel p50, push", value: push50, unit: "ms", baseline: { label: polling, value: poll50 } },
