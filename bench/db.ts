@@ -1,6 +1,7 @@
 // Direct database access for the benchmarks: seeding rows the way the app
 // would have written them, and reading back what the load did.
 import { PrismaLibSQL } from "@prisma/adapter-libsql";
+import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "../lib/generated/prisma/client";
 import { callbackTokenFor } from "../lib/generations/callback-token";
 import { signViewerCookie, VIEWER_COOKIE } from "../lib/viewer-cookie";
@@ -18,7 +19,9 @@ export function benchViewerCookie(secret: string): string {
 }
 const CHUNK = 500;
 
+/** The bench process's own client, generated for the engine of the phase (bench/run.ts generates it before the phase starts). */
 export async function openDatabase(url: string): Promise<BenchDb> {
+  if (/^postgres(ql)?:/i.test(url)) return new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 4 }) });
   const prisma = new PrismaClient({ adapter: new PrismaLibSQL({ url }) });
   await prisma.$queryRawUnsafe("PRAGMA busy_timeout = 5000");
   return prisma;
@@ -76,12 +79,17 @@ export async function seedSucceeded(db: BenchDb, { prefix, count, resultUrl }: {
   }
 }
 
-/** The flat task body a gateway posts when a task succeeds. */
-export function successBody(task: SeededTask): string {
+/**
+ * The flat task body a gateway posts when a task succeeds. Its result URL is on
+ * the simulator, which answers 404 for a task it never ran: the app's copy job
+ * (one per SUCCESS, lib/media) gives up at once, instead of retrying an
+ * unreachable host in the background while the next benchmarks run.
+ */
+export function successBody(task: SeededTask, simulatorUrl: string): string {
   return JSON.stringify({
     taskId: task.taskId,
     state: "SUCCESS",
-    resultUrls: [`https://cdn.example.com/results/${task.taskId}.mp4`],
+    resultUrls: [`${simulatorUrl}/media/${task.taskId}/sample-1.mp4`],
     creditsConsumed: 0.704,
   });
 }
@@ -111,4 +119,14 @@ export async function tallyOutcomes(db: BenchDb, ids: string[]) {
     appliedTwiceOrMore: ids.filter((id) => (applied.get(id) ?? 0) > 1).length,
     outcomes,
   };
+}
+
+/** Waits (up to timeoutMs) until the app's media copy jobs are settled, so that the bench's own writes do not queue behind them. */
+export async function waitForCopiesSettled(db: BenchDb, timeoutMs = 60_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const busy = await db.mediaCopy.count({ where: { state: { in: ["PENDING", "COPYING"] }, nextRunAt: { lte: new Date(Date.now() + timeoutMs) } } });
+    if (busy === 0 || Date.now() > deadline) return busy;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
 }

@@ -4,6 +4,14 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 
 const started = new Set<ChildProcess>();
+/** Stops for what runProcess/startProcess did not start (the throwaway PostgreSQL server). */
+const cleanups = new Set<() => Promise<void>>();
+
+/** Registers a stop that stopAllProcesses() runs; call the returned function once it has run otherwise. */
+export function onStopAll(stop: () => Promise<void>): () => void {
+  cleanups.add(stop);
+  return () => cleanups.delete(stop);
+}
 
 export function startProcess(command: string, args: string[], { env, log }: { env: NodeJS.ProcessEnv; log: string }): ChildProcess {
   const out = fs.openSync(log, "a");
@@ -38,6 +46,8 @@ export async function stopProcess(child: ChildProcess, graceMs = 3000): Promise<
 
 export async function stopAllProcesses(): Promise<void> {
   await Promise.all([...started].map((child) => stopProcess(child)));
+  await Promise.all([...cleanups].map((stop) => stop()));
+  cleanups.clear();
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals) {

@@ -1,18 +1,26 @@
-// The system under test: a production build of the app (`next build` into
-// .next-bench), `next start` and the gateway simulator on loopback ports of
-// their own, and a fresh SQLite database in a temporary directory.
+// The system under test: a production build of the app (`next build` into a
+// folder per engine), `next start` and the gateway simulator on loopback ports
+// of their own, and a fresh database in a temporary directory: a SQLite file,
+// or a throwaway PostgreSQL server (scripts/local-postgres.ts) the stack starts
+// and stops itself.
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
+import pg from "pg";
+import { freePort } from "../scripts/free-port";
+import { ensureDatabase, startLocalPostgres, type LocalPostgres } from "../scripts/local-postgres";
+import { migrateDatabase } from "../scripts/migrate";
 import { SimulatorControl } from "../tests/support/simulator-control";
-import { runProcess, startProcess, stopProcess } from "./processes";
+import { distDirOf, sampleUrlOf, type BenchEngine } from "./engines";
+import { EVENT_LOOP_PROBE, EventLoopProbe } from "./event-loop";
+import { onStopAll, runProcess, startProcess, stopProcess } from "./processes";
 
-export const DIST_DIR = ".next-bench";
 const BIN = path.resolve("node_modules/.bin");
 
 export type Stack = {
   appUrl: string;
   simulatorUrl: string;
+  engine: BenchEngine;
   databaseUrl: string;
   webhookSecret: string;
   pollStaleMs: number;
@@ -20,49 +28,57 @@ export type Stack = {
   /** The `next start` process, whose memory benchmark 6 samples. */
   appPid: number;
   simulator: SimulatorControl;
+  /** Event-loop delay of the `next start` process (bench/event-loop-probe.mjs, loaded into that process only). */
+  eventLoop: EventLoopProbe;
   stop: () => Promise<void>;
 };
 
 /** `next build` rewrites tsconfig.json to include the build directory's types: put the file back as it was. */
-export async function buildApp({ workDir }: { workDir: string }): Promise<number> {
+/** Builds with the Prisma client generated at that moment, which must be the engine's (bench/run.ts sees to it). */
+export async function buildApp({ workDir, engine }: { workDir: string; engine: BenchEngine }): Promise<number> {
   const started = Date.now();
+  const distDir = distDirOf(engine);
   const tsconfig = fs.readFileSync("tsconfig.json", "utf8");
   try {
     await runProcess(path.join(BIN, "next"), ["build"], {
-      env: { ...process.env, NEXT_DIST_DIR: DIST_DIR, NEXT_TELEMETRY_DISABLED: "1" },
-      log: path.join(workDir, "build.log"),
+      // Collecting page data creates the app's client, which checks the URL's engine against the generated client's.
+      env: { ...process.env, ...(engine === "postgres" ? { DATABASE_URL: sampleUrlOf(engine) } : {}), NEXT_DIST_DIR: distDir, NEXT_TELEMETRY_DISABLED: "1" },
+      log: path.join(workDir, `build-${engine}.log`),
       timeoutMs: 5 * 60_000,
     });
   } finally {
-    restoreTsconfig(tsconfig);
+    restoreTsconfig(tsconfig, distDir);
   }
   // Keeps the build output out of `git status` without touching the project's .gitignore.
-  fs.writeFileSync(path.join(DIST_DIR, ".gitignore"), "*\n");
+  fs.writeFileSync(path.join(distDir, ".gitignore"), "*\n");
   return (Date.now() - started) / 1000;
 }
 
 /** Only the build's own edit is undone: a change someone else made meanwhile is kept. */
-function restoreTsconfig(before: string) {
+function restoreTsconfig(before: string, distDir: string) {
   const after = fs.readFileSync("tsconfig.json", "utf8");
   if (after === before) return;
   const parsed = JSON.parse(after) as { include?: string[] };
-  parsed.include = parsed.include?.filter((entry) => !entry.startsWith(`${DIST_DIR}/`));
+  parsed.include = parsed.include?.filter((entry) => !entry.startsWith(`${distDir}/`));
   if (JSON.stringify(parsed) === JSON.stringify(JSON.parse(before))) fs.writeFileSync("tsconfig.json", before);
 }
 
-export async function startStack({ workDir, appPort, simulatorPort }: { workDir: string; appPort: number; simulatorPort: number }): Promise<Stack> {
+export async function startStack({ workDir, engine, appPort, simulatorPort }: { workDir: string; engine: BenchEngine; appPort: number; simulatorPort: number }): Promise<Stack> {
   await Promise.all([assertPortFree(appPort), assertPortFree(simulatorPort)]);
   const appUrl = `http://127.0.0.1:${appPort}`;
   const simulatorUrl = `http://127.0.0.1:${simulatorPort}`;
-  const databaseUrl = `file:${path.join(workDir, "bench.db")}`;
+  const probePort = await freePort();
   const webhookSecret = "bench-webhook-secret-0123456789abcdef";
   const pollStaleMs = 4000;
 
-  await runProcess(path.join(BIN, "prisma"), ["migrate", "deploy"], {
-    env: { ...process.env, DATABASE_URL: databaseUrl },
-    log: path.join(workDir, "migrate.log"),
-    timeoutMs: 60_000,
-  });
+  const postgres = engine === "postgres" ? await startBenchPostgres(workDir) : undefined;
+  const databaseUrl = postgres ? postgres.url("framehook_bench") : `file:${path.join(workDir, "bench.db")}`;
+  try {
+    await migrateDatabase({ databaseUrl, quiet: true });
+  } catch (error) {
+    await postgres?.stop();
+    throw error;
+  }
 
   const simulator = startProcess(process.execPath, ["--import", "tsx", "simulator/main.ts"], {
     env: {
@@ -78,8 +94,11 @@ export async function startStack({ workDir, appPort, simulatorPort }: { workDir:
     env: {
       ...process.env,
       NODE_ENV: "production",
-      NEXT_DIST_DIR: DIST_DIR,
+      NEXT_DIST_DIR: distDirOf(engine),
       NEXT_TELEMETRY_DISABLED: "1",
+      // The bench's event-loop probe, in this process only: no route or module of the app knows of it.
+      NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import=${EVENT_LOOP_PROBE}`].filter(Boolean).join(" "),
+      BENCH_EVENT_LOOP_PORT: String(probePort),
       DATABASE_URL: databaseUrl,
       GATEWAY_BASE_URL: simulatorUrl,
       PUBLIC_BASE_URL: appUrl,
@@ -98,6 +117,7 @@ export async function startStack({ workDir, appPort, simulatorPort }: { workDir:
   });
   const stop = async () => {
     await Promise.all([stopProcess(app), stopProcess(simulator)]);
+    await postgres?.stop();
   };
   try {
     await waitUntilUp(`${simulatorUrl}/__control/scenarios`, 30_000);
@@ -106,7 +126,45 @@ export async function startStack({ workDir, appPort, simulatorPort }: { workDir:
     await stop();
     throw error;
   }
-  return { appUrl, simulatorUrl, databaseUrl, webhookSecret, pollStaleMs, workDir, appPid: app.pid!, simulator: new SimulatorControl(simulatorUrl), stop };
+  const eventLoop = new EventLoopProbe(`http://127.0.0.1:${probePort}`);
+  try {
+    // The probe must sit in the process that serves the routes (next start serves them in its own process).
+    const { pid } = await eventLoop.read();
+    if (pid !== app.pid) throw new Error(`the event-loop probe answered from pid ${pid}, not next start's ${app.pid}`);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { appUrl, simulatorUrl, engine, databaseUrl, webhookSecret, pollStaleMs, workDir, appPid: app.pid!, simulator: new SimulatorControl(simulatorUrl), eventLoop, stop };
+}
+
+/**
+ * A throwaway PostgreSQL (system binaries, fsync off, data in the run's temp
+ * dir), set up as tests/support/test-database.ts sets up its own: the role
+ * waits out another session's lock for 5 s, as README "Deploying" recommends.
+ */
+async function startBenchPostgres(workDir: string): Promise<LocalPostgres> {
+  const logFile = path.join(workDir, "postgres.log");
+  const log = (chunk: string) => fs.appendFileSync(logFile, chunk);
+  const server = await startLocalPostgres({ dataDir: path.join(workDir, "postgres"), port: await freePort(), throwaway: true, log });
+  const forget = onStopAll(server.stop);
+  try {
+    await ensureDatabase(server.url("postgres"), "framehook_bench");
+    await adminQuery(server.url("postgres"), "ALTER ROLE postgres SET lock_timeout = '5s'");
+    // For looking into a figure: BENCH_PG_LOG_SLOW_MS=20 logs every statement slower than that to postgres.log.
+    const slowMs = Number(process.env.BENCH_PG_LOG_SLOW_MS ?? -1);
+    if (slowMs >= 0) await adminQuery(server.url("postgres"), `ALTER ROLE postgres SET log_min_duration_statement = ${Math.floor(slowMs)}`);
+    return {
+      ...server,
+      stop: async () => {
+        forget();
+        await server.stop();
+      },
+    };
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
 }
 
 async function waitUntilUp(url: string, timeoutMs: number): Promise<void> {
@@ -128,4 +186,14 @@ function assertPortFree(port: number): Promise<void> {
     server.once("error", () => reject(new Error(`port ${port} is in use; set BENCH_APP_PORT / BENCH_SIMULATOR_PORT`)));
     server.listen(port, "127.0.0.1", () => server.close(() => resolve()));
   });
+}
+
+async function adminQuery(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
 }

@@ -14,7 +14,7 @@ const CREDITS_PER_TASK = 0.704;
 export async function benchDuplicateStorm(stack: Stack, db: BenchDb): Promise<Section> {
   const tasks = await seedPending(db, { prefix: "dup", count: TASKS, secret: stack.webhookSecret });
   // Task-major order over 100 connections: the 10 copies of a task go out together.
-  const items = tasks.flatMap((t) => Array.from({ length: COPIES }, () => ({ path: `/api/webhooks/gateway?token=${encodeURIComponent(t.token)}`, body: successBody(t) })));
+  const items = tasks.flatMap((t) => Array.from({ length: COPIES }, () => ({ path: `/api/webhooks/gateway?token=${encodeURIComponent(t.token)}`, body: successBody(t, stack.simulatorUrl) })));
   const storm = await runLoad(
     {
       url: `${stack.appUrl}/api/webhooks/gateway`,
@@ -56,7 +56,7 @@ export async function benchDuplicateStorm(stack: Stack, db: BenchDb): Promise<Se
       },
     ],
     notes: [
-      `The conditional update (\`WHERE state = 'PENDING'\`) is what holds it: the first copy to reach the database makes the transition, the other nine find the row terminal and are recorded as DUPLICATE. The storm's latency (p99 ${storm.p99} ms) has the callback receiver's limits (benchmark 1): ${TASKS} connections queue on one database connection.`,
+      `The conditional update (\`WHERE state = 'PENDING'\`) is what holds it: the first copy to reach the database makes the transition, the other nine find the row terminal and are recorded as DUPLICATE. The storm's latency (p99 ${storm.p99} ms) has the callback receiver's limits (benchmark 1): ${stack.engine === "sqlite" ? `${TASKS} connections queue on one database connection` : `${TASKS} connections share the app's pool of PostgreSQL connections`}.`,
     ],
   };
 }

@@ -2,7 +2,7 @@
 // beside GET /api/ping, and what a poll costs when nothing changed.
 import http from "node:http";
 import { runLoad } from "../cannon";
-import { benchViewerCookie, seedSucceeded, type BenchDb } from "../db";
+import { benchViewerCookie, seedSucceeded, waitForCopiesSettled, type BenchDb } from "../db";
 import type { Section } from "../report";
 import type { Stack } from "../stack";
 import { describeCodes } from "./callback-receiver";
@@ -12,9 +12,14 @@ const CONNECTIONS = 8;
 const SECONDS = 6;
 
 export async function benchGalleryList(stack: Stack, db: BenchDb): Promise<Section> {
+  // The seeding below must not queue behind the copy jobs of earlier benchmarks (SQLite has one writer).
+  await waitForCopiesSettled(db);
   const existing = await db.generation.count();
-  // A result URL the simulator really serves (from benchmark 3's tasks), so that the gallery's players load as they would.
-  const served = await db.generation.findFirst({ where: { state: "SUCCESS", resultUrls: { startsWith: `["${stack.simulatorUrl}/media/` } }, select: { resultUrls: true } });
+  // A result URL the simulator really serves (from benchmark 3's tasks, submitted through the app, so not seeded by bench/db.ts), so that the gallery's players load as they would.
+  const served = await db.generation.findFirst({
+    where: { state: "SUCCESS", id: { not: { contains: "-" } }, resultUrls: { startsWith: `["${stack.simulatorUrl}/media/` } },
+    select: { resultUrls: true },
+  });
   const resultUrl = served ? (JSON.parse(served.resultUrls) as string[])[0] : undefined;
   await seedSucceeded(db, { prefix: "gallery", count: Math.max(0, GENERATIONS - existing), resultUrl: resultUrl ?? `${stack.simulatorUrl}/media/missing.mp4` });
   const total = await db.generation.count();

@@ -8,6 +8,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from "@playwri
 import { uniqueMarker } from "../../tests/support/simulator-control";
 import { SseReader } from "../../tests/support/sse-reader";
 import type { Section } from "../report";
+import { benchViewerCookie } from "../db";
 import type { Stack } from "../stack";
 
 /** Two rounds of 20: a round must fit the gallery's first page (24 cards). */
@@ -54,6 +55,10 @@ export async function benchLiveGallery(stack: Stack): Promise<Section> {
 async function openGallery(browser: Browser, stack: Stack, { push }: { push: boolean }): Promise<{ context: BrowserContext; page: Page }> {
   // A context per tab: its own connection pool, as separate browser windows' tabs would share one host's six.
   const context = await browser.newContext();
+  // Galleries are per owner (#15): every tab is the bench owner's, as the submissions below are.
+  const cookie = benchViewerCookie(stack.webhookSecret);
+  const [name, value] = [cookie.slice(0, cookie.indexOf("=")), cookie.slice(cookie.indexOf("=") + 1)];
+  await context.addCookies([{ name, value, url: stack.appUrl, httpOnly: true, sameSite: "Lax" }]);
   const page = await context.newPage();
   if (!push) await page.route("**/api/generations/events**", (route) => route.abort());
   // A shared 2-core machine opening many tabs is slow: generous timeouts, no wait for media.
@@ -77,7 +82,7 @@ async function measureLatency(stack: Stack, browser: Browser) {
     for (let i = round * ROUND_TASKS; i < (round + 1) * ROUND_TASKS; i++) {
       const response = await fetch(`${stack.appUrl}/api/generations`, {
         method: "POST",
-        headers: { "Content-Type": "application/json" },
+        headers: { "Content-Type": "application/json", Cookie: benchViewerCookie(stack.webhookSecret) },
         body: JSON.stringify({ model: "alpha-2.5-text-to-video-480p", input: { prompt: `live latency ${String(i).padStart(2, "0")} ${marker}`, duration: 5 } }),
       });
       if (response.status !== 201) throw new Error(`live gallery benchmark: submission ${i} answered ${response.status}`);
@@ -147,7 +152,7 @@ async function measureStreamMemory(stack: Stack) {
   if (!pid) return undefined;
   await new Promise((resolve) => setTimeout(resolve, 3000));
   const before = rssKiB(pid);
-  const streams = await Promise.all(Array.from({ length: MEMORY_STREAMS }, () => SseReader.open(`${stack.appUrl}/api/generations/events`)));
+  const streams = await Promise.all(Array.from({ length: MEMORY_STREAMS }, () => SseReader.open(`${stack.appUrl}/api/generations/events`, { Cookie: benchViewerCookie(stack.webhookSecret) })));
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline && !streams.every((s) => s.messages.some((m) => m.event === "ready"))) await new Promise((r) => setTimeout(r, 200));
   const opened = streams.filter((s) => s.messages.some((m) => m.event === "ready")).length;
@@ -187,7 +192,7 @@ function report({
   const perMinute = (n: number) => (n * 60_000) / IDLE_MS;
   const polling = "same page, event stream blocked (polling)";
   return {
-    title: "6. Live gallery",
+    title: "7. Live gallery",
     setup: `${TASKS} tasks submitted through \`POST /api/generations\` ${SPACING_MS} ms apart, each PENDING ${PENDING_MS / 1000} s then called back with SUCCESS. Two gallery pages in the system Chromium (headless, a browser context each) watch the same tasks: one with the event stream (push), one with \`/api/generations/events\` blocked by \`page.route\`, so it falls back to SWR polling every 3 s. Latency: from the simulator starting to send the SUCCESS callback (its \`at\`, from \`/__control/callbacks\`) to a MutationObserver in the page seeing the card's badge read "Ready" (\`Date.now()\` on the same machine's clock). Idle tabs: ${IDLE_TABS} gallery pages (a context each) with nothing pending, requests counted for ${IDLE_MS / 1000} s. Memory: the app process's RSS (\`/proc/<pid>/status\`) before and after opening ${MEMORY_STREAMS} more streams from Node.`,
     figures: [
       { label: "Callback-to-pixel p50, push", value: push50, unit: "ms", baseline: { label: polling, value: poll50 } },

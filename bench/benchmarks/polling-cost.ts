@@ -64,7 +64,7 @@ export async function benchPollingCost(stack: Stack, db: BenchDb): Promise<Secti
     ],
     notes: [
       `Why fewer than the bound: a task is polled at most once per POLL_STALE_MS while PENDING and never after it completes (at ~${PENDING_MS / 1000} s here), so the count tracks ${TASKS} × (pending time / POLL_STALE_MS + 1) = ${pendingBound}, not the number of tabs.`,
-      `Tab poll latency p99 (${Math.round(tabs.p99)} ms against p50 ${Math.round(tabs.p50)} ms): the reader that wins the leases of stale tasks asks the gateway about each before answering (bounded by the list's 1.5 s refresh budget), and every other reader's queries wait behind those writes on the app's single database connection (see benchmark 1).`,
+      `Tab poll latency p99 (${Math.round(tabs.p99)} ms against p50 ${Math.round(tabs.p50)} ms): the reader that wins the leases of stale tasks asks the gateway about each before answering (bounded by the list's 1.5 s refresh budget), ${stack.engine === "sqlite" ? "and every other reader's queries wait behind those writes on the app's single database connection (see benchmark 1)" : "while the other readers share the app's pool of PostgreSQL connections"}.`,
     ],
   };
 }
