@@ -45,7 +45,7 @@ async function succeeded(label: string, media?: Parameters<typeof app.simulator.
 }
 
 /** Runs due jobs until the copy settles as done or failed (retries are due after MEDIA_COPY_RETRY_MS·4ⁿ). */
-async function settledCopy(id: string, timeoutMs = 10_000) {
+async function settledCopy(id: string, timeoutMs = 30_000) {
   return waitFor(async () => {
     await runDueMediaJobs({ generationIds: [id] });
     const rows = await prisma.mediaCopy.findMany({ where: { generationId: id } });

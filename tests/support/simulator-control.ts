@@ -49,11 +49,15 @@ export class SimulatorControl {
   constructor(readonly baseUrl: string) {}
 
   private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const response = await fetch(new URL(path, this.baseUrl), {
-      method,
-      headers: body === undefined ? {} : { "Content-Type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    const send = () =>
+      fetch(new URL(path, this.baseUrl), {
+        method,
+        headers: body === undefined ? {} : { "Content-Type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    // A kept-alive connection the simulator closed as idle just as it was reused
+    // ("other side closed"): control calls are idempotent, so one more try is safe.
+    const response = await send().catch(() => send());
     if (!response.ok) throw new Error(`simulator ${method} ${path} → ${response.status}: ${await response.text()}`);
     return (await response.json()) as T;
   }
