@@ -156,8 +156,8 @@ describe("faults", () => {
   });
 
   test("a link that expired before any copy: FAILED at once, not retried", async () => {
-    const { marker, id } = await succeeded("expired", { latencyMs: 300 });
-    await app.simulator.expire(marker);
+    // The result URL is born expired, so no copy (started at once on SUCCESS) can win a race with it.
+    const { id } = await succeeded("expired", undefined, { resultTtlMs: 0 });
     const [row] = await settledCopy(id);
     expect(row).toMatchObject({ state: "FAILED", attempts: 1, lastError: expect.stringContaining("410") });
   });
