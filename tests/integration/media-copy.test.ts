@@ -3,6 +3,7 @@
 // doubled, and never follows a link into our own network.
 import fs from "node:fs";
 import http from "node:http";
+import os from "node:os";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -10,7 +11,9 @@ import { startApp, waitFor } from "../support/app";
 import { readGeneration, submitPrompt } from "../support/generations";
 import { uniqueMarker } from "../support/simulator-control";
 
-const app = await startApp({ env: { MEDIA_STORAGE: "local", MEDIA_COPY_RETRY_MS: "50", MEDIA_COPY_MAX_ATTEMPTS: "4", MEDIA_RETENTION_DAYS: "30", MEDIA_MAX_BYTES: "3000000" } });
+// A media folder of this file's own: other files' copies, running in parallel, must not show up in its .partial/.
+const MEDIA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-media-copy-"));
+const app = await startApp({ env: { MEDIA_LOCAL_DIR: MEDIA_DIR, MEDIA_STORAGE: "local", MEDIA_COPY_RETRY_MS: "50", MEDIA_COPY_MAX_ATTEMPTS: "4", MEDIA_RETENTION_DAYS: "30", MEDIA_MAX_BYTES: "3000000" } });
 const { prisma } = await import("@/lib/db");
 const { env } = await import("@/lib/env");
 const { callbackTokenFor } = await import("@/lib/generations/callback-token");
@@ -29,6 +32,7 @@ const internalUrl = `http://127.0.0.1:${(internal.address() as AddressInfo).port
 afterAll(async () => {
   internal.close();
   await app.close();
+  fs.rmSync(MEDIA_DIR, { recursive: true, force: true });
 });
 beforeAll(() => app.simulator.reset(1000));
 
@@ -115,7 +119,7 @@ describe("faults", () => {
     expect(downloads.map((d) => d.bytes)).toEqual([5_000, 5_000, row!.size]);
     const stored = fs.readFileSync(path.join(env.MEDIA_LOCAL_DIR, row!.storageKey));
     expect(stored.length).toBe(row!.size);
-    // No partial file is left behind (another test's copy may still be writing one for a moment).
+    // No partial file is left behind (an earlier test's copy may still be finishing one for a moment).
     await waitFor(() => fs.readdirSync(path.join(env.MEDIA_LOCAL_DIR, ".partial")).length === 0, 10_000);
   });
 
