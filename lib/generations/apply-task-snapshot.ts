@@ -5,7 +5,7 @@ import "server-only";
 import { invalidateCreditBalance } from "@/lib/credits";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
-import { startMediaCopies } from "@/lib/media/copy-jobs";
+import { requestMediaCopies } from "@/lib/media/copy-jobs";
 import type { DeliveryOutcome, DeliverySource } from "@/lib/generated/prisma/client";
 import type { TaskSnapshot } from "@/lib/gateway/task";
 import { recordDelivery } from "./delivery-log";
@@ -63,7 +63,7 @@ export async function applyTaskSnapshot({
       outcome = "APPLIED";
       // The gateway's balance has changed: the next read asks it again.
       invalidateCreditBalance();
-      if (succeeded) startMediaCopies({ generationId }); // [media #18] copy the results into our storage (lib/media/copy-jobs.ts)
+      if (succeeded) requestMediaCopies([generationId]); // [media #18] copy the results into our storage (lib/media/copy-jobs.ts)
     } else {
       const current = await prisma.generation.findUnique({ where: { id: generationId }, select: { state: true } });
       outcome = current?.state === snapshot.state ? "DUPLICATE" : "LATE_IGNORED";

@@ -18,12 +18,60 @@ const BATCH = 10;
 /** Gateways keep results 14 days at most: older SUCCESS rows without copies are not worth a job. */
 const BACKFILL_WINDOW_MS = 14 * 86_400_000;
 
-/** Creates the copy jobs of a SUCCESS generation (idempotent), then starts them in the background. */
-export function startMediaCopies({ generationId }: { generationId: string }): void {
-  if (!mediaStorageEnabled()) return;
-  void scheduleMediaCopies({ generationIds: [generationId] })
-    .then(() => runDueMediaJobs({ generationIds: [generationId] }))
-    .catch((error) => console.error("[framehook] media copy could not start", error));
+/** At most this many copies run at once from requestMediaCopies in one process; the others wait, PENDING, for a slot. */
+const CONCURRENT_COPIES = 4;
+/** Generations per round of the queue: one query finds their missing jobs, one creates them, one finds the due ones. */
+const ROUND = 100;
+
+const wanted = new Set<string>();
+let pumping = false;
+let running = 0;
+const waitingForSlot: (() => void)[] = [];
+
+/**
+ * Asks for the copy jobs of these SUCCESS generations to be created and run,
+ * in the background. Asks made while a round is under way wait for the next
+ * one, so a burst of callbacks costs a few batched queries, not a handful
+ * each; and at most CONCURRENT_COPIES downloads run at once. The rows are the
+ * truth: whatever this process does not get to, the cron and readers find.
+ */
+export function requestMediaCopies(generationIds: readonly string[]): void {
+  if (!mediaStorageEnabled() || generationIds.length === 0) return;
+  for (const id of generationIds) wanted.add(id);
+  if (!pumping) void pump();
+}
+
+async function pump(): Promise<void> {
+  pumping = true;
+  try {
+    while (wanted.size > 0) {
+      const ids = [...wanted].slice(0, ROUND);
+      for (const id of ids) wanted.delete(id);
+      try {
+        await scheduleMediaCopies({ generationIds: ids });
+        const storage = await getMediaStorage();
+        if (!storage) return;
+        for (const job of await findDueJobs({ generationIds: ids, take: ROUND })) {
+          await takeSlot();
+          void runJob(job, storage).finally(releaseSlot);
+        }
+      } catch (error) {
+        console.error("[framehook] media copies could not start", error);
+      }
+    }
+  } finally {
+    pumping = false;
+  }
+}
+
+async function takeSlot(): Promise<void> {
+  while (running >= CONCURRENT_COPIES) await new Promise<void>((resolve) => waitingForSlot.push(resolve));
+  running++;
+}
+
+function releaseSlot(): void {
+  running--;
+  waitingForSlot.shift()?.();
 }
 
 /**
@@ -42,29 +90,43 @@ export async function scheduleMediaCopies({ generationIds }: { generationIds?: s
     select: { id: true, resultUrls: true },
     take: 100,
   });
+  const jobs = missing.flatMap((generation) =>
+    parseUrls(generation.resultUrls).map((sourceUrl, position) => ({ generationId: generation.id, position, sourceUrl, storageKey: `generations/${generation.id}/${position}` })),
+  );
+  if (jobs.length === 0) return 0;
+  try {
+    return (await prisma.mediaCopy.createMany({ data: jobs })).count;
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+  }
+  // Another scheduler (a reader, the cron, an instance) created some of them
+  // meanwhile: the unique (generationId, position) lets one row through each.
   let created = 0;
-  for (const generation of missing) {
-    const urls = parseUrls(generation.resultUrls);
-    for (const [position, sourceUrl] of urls.entries()) {
-      // The unique (generationId, position) makes concurrent schedulers create one row.
-      const row = await prisma.mediaCopy
-        .create({ data: { generationId: generation.id, position, sourceUrl, storageKey: `generations/${generation.id}/${position}` } })
-        .catch((error: unknown) => {
-          if ((error as { code?: string }).code === "P2002") return null;
-          throw error;
-        });
-      if (row) created++;
-    }
+  for (const data of jobs) {
+    const row = await prisma.mediaCopy.create({ data }).catch((error: unknown) => {
+      if (isUniqueViolation(error)) return null;
+      throw error;
+    });
+    if (row) created++;
   }
   return created;
 }
+
+const isUniqueViolation = (error: unknown) => (error as { code?: string } | null)?.code === "P2002";
 
 /** Runs the due jobs (all, or those of `generationIds`) this caller can lease; resolves when they are finished. */
 export async function runDueMediaJobs({ generationIds }: { generationIds?: string[] } = {}): Promise<number> {
   const storage = await getMediaStorage();
   if (!storage) return 0;
+  const due = await findDueJobs({ generationIds, take: BATCH });
+  const ran = await Promise.all(due.map((job) => runJob(job, storage)));
+  return ran.filter(Boolean).length;
+}
+
+/** Jobs whose time has come and whose lease (if any) has lapsed, oldest first. */
+function findDueJobs({ generationIds, take }: { generationIds?: string[]; take: number }): Promise<MediaCopy[]> {
   const now = new Date();
-  const due = await prisma.mediaCopy.findMany({
+  return prisma.mediaCopy.findMany({
     where: {
       state: { in: ["PENDING", "COPYING", "DELETING"] },
       nextRunAt: { lte: now },
@@ -72,10 +134,8 @@ export async function runDueMediaJobs({ generationIds }: { generationIds?: strin
       ...(generationIds ? { generationId: { in: generationIds } } : {}),
     },
     orderBy: { nextRunAt: "asc" },
-    take: BATCH,
+    take,
   });
-  const ran = await Promise.all(due.map((job) => runJob(job, storage)));
-  return ran.filter(Boolean).length;
 }
 
 async function runJob(job: MediaCopy, storage: MediaStorage): Promise<boolean> {

@@ -3,7 +3,7 @@
 // lease makes repeated nudges free), as readers nudge polling.
 import "server-only";
 import type { Generation } from "@/lib/generations/generation";
-import { runDueMediaJobs, scheduleMediaCopies } from "./copy-jobs";
+import { requestMediaCopies } from "./copy-jobs";
 import { isCopying } from "./media-copy";
 import { mediaStorageEnabled } from "./storage";
 
@@ -12,8 +12,5 @@ export function kickMediaCopies(generations: readonly Generation[]): void {
   const ids = generations
     .filter((g) => g.state === "SUCCESS" && g.resultUrls.length > 0 && (g.storedMedia.length === 0 || isCopying(g)))
     .map((g) => g.id);
-  if (ids.length === 0) return;
-  void scheduleMediaCopies({ generationIds: ids })
-    .then(() => runDueMediaJobs({ generationIds: ids }))
-    .catch((error) => console.error("[framehook] media copy kick failed", error));
+  requestMediaCopies(ids);
 }
