@@ -1,7 +1,8 @@
 // Conditional single-row updates, the building block of the single writer,
 // the polling lease and submit: `UPDATE … WHERE id = ? AND <condition>`.
 //
-// updateMany, not update + P2025: "nothing matched" is a count of 0, not an
+// updateMany (updateManyAndReturn for a state change, whose row the live
+// gallery's event needs), not update + P2025: "nothing matched" is a count of 0, not an
 // error. (BENCHMARKS.md measured `update`, a bare `UPDATE … RETURNING`, about
 // 1.5× faster, when each transaction also reopened a connection; the reason
 // once given for keeping the transaction, a bare write keeping SQLite's write
@@ -10,7 +11,7 @@
 import "server-only";
 import { prisma } from "@/lib/db";
 import type { Prisma } from "@/lib/generated/prisma/client";
-import { announceGenerationChange } from "./publish-change";
+import { announceGenerationRow } from "./publish-change";
 
 /** True if the row matched `where` (its id and condition) and was updated; a state change is announced to live galleries. */
 export async function updateGenerationIf({
@@ -20,8 +21,13 @@ export async function updateGenerationIf({
   where: Prisma.GenerationWhereInput & { id: string };
   data: Prisma.GenerationUpdateManyMutationInput;
 }): Promise<boolean> {
-  const { count } = await prisma.generation.updateMany({ where, data });
-  // Live gallery (#16): every state change is published from here, beside the write.
-  if (count === 1 && data.state !== undefined) await announceGenerationChange({ id: where.id });
-  return count === 1;
+  if (data.state === undefined) {
+    const { count } = await prisma.generation.updateMany({ where, data });
+    return count === 1;
+  }
+  // A state change returns what the live gallery's event carries (one
+  // `UPDATE … RETURNING`, no second read) and is published beside the write (#16).
+  const [row] = await prisma.generation.updateManyAndReturn({ where, data, select: { id: true, state: true, updatedAt: true, ownerId: true } });
+  if (row) await announceGenerationRow(row);
+  return row !== undefined;
 }
