@@ -67,21 +67,42 @@ export function createPostgresBus({ url, channel = CHANNEL }: { url: string; cha
   ready = connect();
   ready.catch(() => {});
 
-  return {
-    async publish(event: GenerationEvent) {
-      const payload = JSON.stringify(event);
-      if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) {
-        console.warn(`[framehook] event for ${event.id} too large for NOTIFY; dropped`);
-        return;
-      }
+  // Publishes go out in batches on the listening connection, one query at a
+  // time: what is queued while a NOTIFY is in flight leaves in the next one
+  // (a storm of callbacks costs a few round trips, not one each).
+  let queued: { payload: string; id: string; sent: () => void }[] = [];
+  let sending = false;
+  const sendQueued = async () => {
+    sending = true;
+    while (queued.length > 0) {
+      const batch = queued;
+      queued = [];
       try {
         // Never a connect of its own: the listener reconnects on its own schedule.
         const current = ready ?? Promise.reject(new Error("not connected"));
-        const send = current.then((c) => c.query("SELECT pg_notify($1, $2)", [channel, payload]));
+        const payloads = batch.map((b) => b.payload);
+        const send = current.then((c) => c.query("SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload", [channel, payloads]));
         await withTimeout(send, PUBLISH_TIMEOUT_MS);
       } catch (error) {
-        console.warn(`[framehook] could not publish the change of ${event.id}: ${(error as Error).message}`);
+        const ids = batch.map((b) => b.id);
+        console.warn(`[framehook] could not publish the change of ${ids.slice(0, 3).join(", ")}${ids.length > 3 ? ` and ${ids.length - 3} more` : ""}: ${(error as Error).message}`);
       }
+      for (const b of batch) b.sent();
+    }
+    sending = false;
+  };
+
+  return {
+    publish(event: GenerationEvent) {
+      const payload = JSON.stringify(event);
+      if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) {
+        console.warn(`[framehook] event for ${event.id} too large for NOTIFY; dropped`);
+        return Promise.resolve();
+      }
+      return new Promise<void>((sent) => {
+        queued.push({ payload, id: event.id, sent });
+        if (!sending) void sendQueued();
+      });
     },
     subscribe(listener) {
       listeners.add(listener);
