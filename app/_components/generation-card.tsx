@@ -71,7 +71,8 @@ export function GenerationCard({
           ) : (
             <>
               <span className="flex gap-3">
-                <Link href={`/generations/${generation.id}`} className={link}>
+                {/* No prefetch: a gallery shows dozens of cards and re-renders them on every change. */}
+                <Link href={`/generations/${generation.id}`} prefetch={false} className={link}>
                   Details<span className="sr-only"> of “{prompt.slice(0, 60)}”</span>
                 </Link>
                 {url && !expired ? (

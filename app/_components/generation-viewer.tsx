@@ -114,7 +114,7 @@ export function GenerationViewer({
           <a href={url} download target={stored ? undefined : "_blank"} rel="noopener noreferrer" className={button}>
             Download
           </a>
-          <Link href={`/generations/${generation.id}`} className={button}>
+          <Link href={`/generations/${generation.id}`} prefetch={false} className={button}>
             Details
           </Link>
           <button type="button" className={button} onClick={() => dialog.current?.close()}>

@@ -116,3 +116,22 @@ test("a stream the server ends is reconnected and catches up on what it missed",
   expect(stream.changesSince(releasedAt)).toContainEqual(expect.objectContaining({ id, state: "SUCCESS" }));
   await expect(page.getByTestId("live-indicator")).toHaveAttribute("data-status", "live");
 });
+
+test("an idle gallery fetches nothing for its cards' links: only its stream stays open", async ({ gallery, simulator, page }) => {
+  const prompt = simulator.prompt("Lanterns drifting on a still lake");
+  await gallery.goto();
+  await gallery.submit(prompt);
+  await expect(gallery.badge(prompt)).toHaveText("Ready");
+
+  // A fresh load of a gallery with Details links in view, left alone.
+  const detailFetches: string[] = [];
+  page.on("request", (request) => {
+    if (new URL(request.url()).pathname.startsWith("/generations/")) detailFetches.push(request.url());
+  });
+  await page.reload();
+  await expect(page.getByTestId("live-indicator")).toHaveAttribute("data-status", "live");
+  await expect(gallery.card(prompt).getByRole("link", { name: /Details/ })).toBeVisible();
+  await page.waitForTimeout(2_000);
+  // Link prefetching would fetch every card's page, again whenever the list refreshes: on a busy gallery that is most of its traffic.
+  expect(detailFetches).toEqual([]);
+});
