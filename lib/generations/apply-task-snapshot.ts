@@ -17,23 +17,31 @@ const INFERRED_FAILURE = { state: "FAILURE" as const, errorCode: "task_not_found
 
 export type ApplyResult = { outcome: DeliveryOutcome; deliveryId: number };
 
-export async function applyTaskSnapshot({
-  generationId,
-  snapshot,
-  source,
-  detail,
-}: {
-  generationId: string;
-  snapshot: TaskSnapshot;
-  source: DeliverySource;
-  detail?: string;
-}): Promise<ApplyResult> {
+type ApplyArgs = { generationId: string; snapshot: TaskSnapshot; source: DeliverySource; detail?: string };
+
+export function applyTaskSnapshot(args: ApplyArgs): Promise<ApplyResult> {
+  return apply(args, { onlyIfHeld: false }) as Promise<ApplyResult>;
+}
+
+/**
+ * As applyTaskSnapshot, but when the generation does not hold
+ * `snapshot.taskId` (unknown, not yet stored, another task) nothing is
+ * written or recorded and null comes back: the callback receiver's fast
+ * path, which skips its own read when the usual case holds.
+ */
+export function applyTaskSnapshotIfHeld(args: ApplyArgs): Promise<ApplyResult | null> {
+  return apply(args, { onlyIfHeld: true });
+}
+
+async function apply({ generationId, snapshot, source, detail }: ApplyArgs, { onlyIfHeld }: { onlyIfHeld: boolean }): Promise<ApplyResult | null> {
   const now = new Date();
+  const notHeld = (current: { taskId: string | null } | null) => onlyIfHeld && current?.taskId !== snapshot.taskId;
   const match = { id: generationId, taskId: snapshot.taskId, state: "PENDING" as const };
 
   let outcome: DeliveryOutcome;
   if (snapshot.state === "PENDING") {
     const updated = await updateGenerationIf({ where: match, data: { lastHeardAt: now } });
+    if (!updated && onlyIfHeld && notHeld(await prisma.generation.findUnique({ where: { id: generationId }, select: { taskId: true } }))) return null;
     outcome = updated ? "STILL_PENDING" : "LATE_IGNORED";
   } else if (await awaitingResultUrls({ match, snapshot, now })) {
     // Some gateways report SUCCESS before the result is published: a final
@@ -65,7 +73,8 @@ export async function applyTaskSnapshot({
       invalidateCreditBalance();
       if (succeeded) requestMediaCopies([generationId]); // [media #18] copy the results into our storage (lib/media/copy-jobs.ts)
     } else {
-      const current = await prisma.generation.findUnique({ where: { id: generationId }, select: { state: true } });
+      const current = await prisma.generation.findUnique({ where: { id: generationId }, select: { state: true, taskId: true } });
+      if (notHeld(current)) return null;
       outcome = current?.state === snapshot.state ? "DUPLICATE" : "LATE_IGNORED";
     }
   }

@@ -9,7 +9,7 @@ import { readCallbackBody } from "@/lib/gateway/callback-payload";
 import type { TaskSnapshot } from "@/lib/gateway/task";
 import { GatewayError, getTask } from "@/lib/gateway/client";
 import type { DeliveryOutcome } from "@/lib/generated/prisma/client";
-import { applyTaskSnapshot } from "./apply-task-snapshot";
+import { applyTaskSnapshot, applyTaskSnapshotIfHeld } from "./apply-task-snapshot";
 import { verifyCallbackToken } from "./callback-token";
 import { recordDelivery } from "./delivery-log";
 import { updateGenerationIf } from "./update-if";
@@ -39,12 +39,19 @@ export async function receiveCallback({
     throw new AppError("unsupported_media_type", "Callbacks must be JSON.");
   }
 
+  const reading = readCallbackBody(body);
+  if (reading.kind === "complete") {
+    // The usual case first: the generation holds the task the body names, and
+    // one conditional write decides. Anything else is looked into below.
+    const applied = await applyTaskSnapshotIfHeld({ generationId, snapshot: reading.snapshot, source: "CALLBACK" });
+    if (applied) return applied;
+  }
+
   const generation = await prisma.generation.findUnique({
     where: { id: generationId },
     select: { id: true, taskId: true, state: true, errorCode: true },
   });
   if (!generation) throw new AppError("not_found", "Unknown task.");
-  const reading = readCallbackBody(body);
   const namedTask = reading.kind === "complete" ? reading.snapshot.taskId : reading.kind === "hint" ? reading.taskId : null;
 
   if (!generation.taskId) {
