@@ -33,8 +33,10 @@ describe("submit → callback → stored outcome", () => {
     expect(row.state).toBe("SUCCESS");
     expect(row.creditsConsumed).toBeCloseTo(0.704, 4);
     expect(JSON.parse(row.resultUrls)).toEqual([expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/media\/task_/)]);
-    const deliveries = await prisma.delivery.findMany({ where: { generationId: generation.id } });
-    expect(deliveries.map((d) => [d.source, d.outcome])).toContainEqual(["CALLBACK", "APPLIED"]);
+    // The delivery is logged just after the transition it records.
+    const outcomes = async () => (await prisma.delivery.findMany({ where: { generationId: generation.id } })).map((d) => [d.source, d.outcome]);
+    await waitFor(async () => (await outcomes()).length > 0);
+    expect(await outcomes()).toContainEqual(["CALLBACK", "APPLIED"]);
   });
 
   test("a failed task is stored as FAILURE with its reason and 0 credits", async () => {
