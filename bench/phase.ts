@@ -69,7 +69,7 @@ try {
     ["4. Gallery list endpoint", () => benchGalleryList(running, database)],
     ["5. Gallery page", () => benchGalleryPage(running)],
     ["6. Media copy", () => benchMediaCopy(running, database)],
-    ["7. Live gallery", () => benchLiveGallery(running)],
+    ["7. Live gallery", () => benchLiveGallery(running, database)],
   ];
   for (const [title, run] of benchmarks) if (selected(title)) result.sections.push(await attempt(title, run));
   result.failed = result.sections.some((s) => s.targets.some((t) => t.label === "benchmark ran"));
