@@ -39,6 +39,32 @@ const CHROMIUM_ARGS = [
 
 const browser = { ...devices["Desktop Chrome"], launchOptions: { executablePath: CHROMIUM, args: CHROMIUM_ARGS } };
 
+/** The app's environment in these tests (a second instance reuses it: tests/e2e/live-gallery.spec.ts). */
+export const E2E_APP_ENV: Record<string, string> = {
+  PORT: String(APP_PORT),
+  DATABASE_URL: E2E_DATABASE_URL,
+  TEST_DATABASE: POSTGRES ? "postgres" : "sqlite",
+  MEDIA_LOCAL_DIR: `./data/e2e-${APP_PORT}-media`,
+  GATEWAY_BASE_URL: SIMULATOR_URL,
+  PUBLIC_BASE_URL: baseURL,
+  POLL_STALE_MS: "2000",
+  SIMULATOR_PENDING_MS: "2000",
+  SIMULATOR_PENDING_JITTER_MS: "500",
+  SIMULATOR_START_CREDITS: "1000",
+  GATEWAY_API_KEY: E2E_GATEWAY_API_KEY,
+  SIMULATOR_API_KEY: E2E_GATEWAY_API_KEY,
+  WEBHOOK_SECRET: E2E_WEBHOOK_SECRET,
+  CRON_SECRET: E2E_CRON_SECRET,
+  // Every flow submits from 127.0.0.1; the limit has its own tests.
+  SUBMIT_RATE_LIMIT: "0",
+  // Per visitor (each test's browser context is one): owners.spec.ts fills it; other flows stay far below.
+  SPEND_LIMIT_CREDITS: "6",
+  ADMIN_PASSWORD: E2E_ADMIN_PASSWORD,
+  // Event streams end (and browsers reconnect) often, so tests/e2e/live-gallery.spec.ts sees it.
+  EVENTS_STREAM_SECONDS: "8",
+  NEXT_TELEMETRY_DISABLED: "1",
+};
+
 export default defineConfig({
   testDir: "tests/e2e",
   fullyParallel: true,
@@ -80,29 +106,6 @@ export default defineConfig({
     // Two production builds per run on a shared 2-core machine: allow for a slow one.
     timeout: 480_000,
     stdout: "pipe",
-    env: {
-      PORT: String(APP_PORT),
-      DATABASE_URL: E2E_DATABASE_URL,
-      TEST_DATABASE: POSTGRES ? "postgres" : "sqlite",
-      MEDIA_LOCAL_DIR: `./data/e2e-${APP_PORT}-media`,
-      GATEWAY_BASE_URL: SIMULATOR_URL,
-      PUBLIC_BASE_URL: baseURL,
-      POLL_STALE_MS: "2000",
-      SIMULATOR_PENDING_MS: "2000",
-      SIMULATOR_PENDING_JITTER_MS: "500",
-      SIMULATOR_START_CREDITS: "1000",
-      GATEWAY_API_KEY: E2E_GATEWAY_API_KEY,
-      SIMULATOR_API_KEY: E2E_GATEWAY_API_KEY,
-      WEBHOOK_SECRET: E2E_WEBHOOK_SECRET,
-      CRON_SECRET: E2E_CRON_SECRET,
-      // Every flow submits from 127.0.0.1; the limit has its own tests.
-      SUBMIT_RATE_LIMIT: "0",
-      // Per visitor (each test's browser context is one): owners.spec.ts fills it; other flows stay far below.
-      SPEND_LIMIT_CREDITS: "6",
-      ADMIN_PASSWORD: E2E_ADMIN_PASSWORD,
-      // Event streams end (and browsers reconnect) often, so tests/e2e/live-gallery.spec.ts sees it.
-      EVENTS_STREAM_SECONDS: "8",
-      NEXT_TELEMETRY_DISABLED: "1",
-    },
+    env: E2E_APP_ENV,
   },
 });

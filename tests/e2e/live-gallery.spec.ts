@@ -1,7 +1,11 @@
 // The live gallery: a card turns Ready on a pushed event, not a poll; with the
-// event stream blocked, polling still finishes the flow; and a stream the
-// server drops is reconnected and caught up.
+// event stream blocked, polling still finishes the flow; a stream the server
+// drops is reconnected and caught up; and on PostgreSQL, a change written by
+// one app instance reaches a page served by another.
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
 import type { Locator, Page, Request } from "@playwright/test";
+import { APP_PORT, E2E_APP_ENV } from "../../playwright.config";
 import { expect, test } from "./fixtures";
 
 /** The gallery's reads of the JSON API (not the event stream), as they happen. */
@@ -134,4 +138,44 @@ test("an idle gallery fetches nothing for its cards' links: only its stream stay
   await page.waitForTimeout(2_000);
   // Link prefetching would fetch every card's page, again whenever the list refreshes: on a busy gallery that is most of its traffic.
   expect(detailFetches).toEqual([]);
+});
+
+test.describe("two app instances on one PostgreSQL database", () => {
+  test.skip(process.env.TEST_DATABASE !== "postgres", "instances share events through PostgreSQL LISTEN/NOTIFY; SQLite serves one instance");
+  const OTHER_PORT = APP_PORT + 7;
+  const otherUrl = `http://127.0.0.1:${OTHER_PORT}`;
+  let other: ChildProcess | undefined;
+
+  test.beforeAll(async () => {
+    // The same build, database, simulator and secrets as the suite's app, on a port of its own.
+    other = spawn(path.join("node_modules", ".bin", "next"), ["start", "-p", String(OTHER_PORT), "-H", "127.0.0.1"], {
+      env: { ...process.env, ...E2E_APP_ENV, PORT: String(OTHER_PORT), PUBLIC_BASE_URL: otherUrl },
+      stdio: "ignore",
+    });
+    await expect.poll(async () => (await fetch(`${otherUrl}/api/health`).catch(() => null))?.status, { timeout: 60_000 }).toBe(200);
+  });
+  test.afterAll(() => void other?.kill("SIGTERM"));
+
+  test("a task submitted to and called back on one instance turns Ready on a page served by the other", async ({ gallery, simulator, page }) => {
+    const stream = await recordStreamMessages(page);
+    const prompt = simulator.prompt("Fireflies over a wheat field");
+    await page.goto(`${otherUrl}/`);
+    await expect(page.getByTestId("live-indicator")).toHaveAttribute("data-status", "live");
+
+    // Submitted to the suite's instance (same visitor: the cookie is the browser's), so the gateway calls that one back.
+    const created = await page.request.post("/api/generations", { data: { model: "alpha-2.5-text-to-video-480p", input: { prompt, duration: 2 } } });
+    expect(created.status()).toBe(201);
+    const { id, state } = (await created.json()) as { id: string; state: string };
+    expect(state).toBe("PENDING");
+
+    await expect(gallery.badge(prompt)).toHaveText("Ready");
+    const [callback] = await simulator.callbacks();
+    expect(callback).toMatchObject({ state: "SUCCESS", status: 200 });
+    // The other instance's stream carried the outcome, which that instance never wrote: the
+    // callback to the suite's instance applied it (had the other one polled, this would say poll).
+    const heard = stream.changesSince(0).filter((change) => change.id === id).map((change) => change.state);
+    expect(heard).toContain("SUCCESS");
+    await page.goto(`${otherUrl}/generations/${id}`);
+    await expect(page.getByTestId("delivery").filter({ hasText: /applied/ })).toHaveText([/^callback reported SUCCESS → applied/]);
+  });
 });
