@@ -1,6 +1,7 @@
 "use client";
-// What a card offers: Remix (fill the form), Copy prompt, Retry (a failed or
-// unsubmitted one) and Delete (from the gallery; kept for accounting).
+// What a card (and a detail page) offers: Remix (fill the form), Copy prompt,
+// Retry (a failed or unsubmitted one) and Delete (from the gallery; kept for
+// accounting); the last two only on the viewer's own generations.
 import { useState, useTransition } from "react";
 import { deleteGenerationAction, retryGenerationAction } from "@/app/generation-actions";
 import type { Generation } from "@/lib/generations/generation";
@@ -12,18 +13,24 @@ const button =
 
 export function CardActions({
   generation,
+  own = true,
   onAnnounce,
   onDeleted,
+  onDone,
 }: {
   generation: Generation;
+  /** The viewer's own generation: only then Retry and Delete (a showcase shows others' too). */
+  own?: boolean;
   /** A one-off message for the gallery's live region ("Prompt copied"). */
   onAnnounce: (message: string) => void;
   /** Called at once (the card leaves) and again with `restore` if the server refused. */
   onDeleted: (id: string, restore?: boolean) => void;
+  /** After an action has run (and the server has answered), e.g. to go where it carries on. */
+  onDone?: (action: "remix" | "retry" | "delete", ok: boolean) => void;
 }) {
   const [busy, startTransition] = useTransition();
   const [confirming, setConfirming] = useState(false);
-  const retryable = generation.state === "FAILURE" || generation.state === "SUBMIT_FAILED";
+  const retryable = own && (generation.state === "FAILURE" || generation.state === "SUBMIT_FAILED");
   const about = <span className="sr-only"> “{generation.prompt.slice(0, 60)}”</span>;
 
   const copy = async () => {
@@ -41,6 +48,7 @@ export function CardActions({
       const answer = await retryGenerationAction(generation.id);
       settleSubmission(key, answer.generation);
       onAnnounce(answer.message);
+      onDone?.("retry", answer.status === "success");
     });
   const remove = () =>
     startTransition(async () => {
@@ -49,11 +57,19 @@ export function CardActions({
       const answer = await deleteGenerationAction(generation.id);
       if (answer.status === "error") onDeleted(generation.id, true);
       onAnnounce(answer.message);
+      onDone?.("delete", answer.status === "success");
     });
 
   return (
     <div className="flex flex-wrap items-center gap-1.5">
-      <button type="button" className={button} onClick={() => requestRemix(generation)}>
+      <button
+        type="button"
+        className={button}
+        onClick={() => {
+          requestRemix(generation);
+          onDone?.("remix", true);
+        }}
+      >
         Remix{about}
       </button>
       <button type="button" className={button} onClick={() => void copy()}>
@@ -65,7 +81,7 @@ export function CardActions({
           {about}
         </button>
       ) : null}
-      {confirming ? (
+      {!own ? null : confirming ? (
         <span className="flex items-center gap-1.5" role="group" aria-label="Confirm delete">
           <button type="button" className={`${button} text-red-700 dark:text-red-400`} onClick={remove} autoFocus>
             Confirm delete{about}

@@ -5,7 +5,7 @@ import { useActionState, useEffect, useRef, useState, startTransition } from "re
 import { submitGeneration, type SubmitState } from "@/app/actions";
 import { formatCostEstimate, KIND_LABELS, priceLabel, type FieldSpec, type ModelSpec } from "@/lib/models/catalog";
 import { mutate } from "swr";
-import { fieldValue, useRemixRequest } from "./remix";
+import { fieldValue, finishRemix, useRemixRequest } from "./remix";
 import { addSubmission, settleSubmission } from "./submissions";
 import { SPEND_KEY } from "./use-spend";
 
@@ -232,6 +232,7 @@ function useRemix({
       const duration = Number(values.duration);
       setDuration(Number.isFinite(duration) && values.duration !== undefined ? duration : undefined);
       setFilled(remix.at);
+      finishRemix(remix.at);
       const prompt = document.getElementById(PROMPT_FIELD_ID);
       prompt?.focus();
       prompt?.scrollIntoView({ block: "center", behavior: "smooth" });

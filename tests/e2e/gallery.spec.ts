@@ -164,3 +164,29 @@ test("progress: no bar without history; the next generation of that model and du
   await expect(gallery.card(second).getByTestId("progress")).toContainText("Taking longer than usual");
   await expect(bar).toHaveAttribute("aria-valuetext", "Taking longer than usual");
 });
+
+test("the detail page offers the card's actions: Remix fills the gallery's form, Delete returns to a gallery without it", async ({ gallery, simulator, page }) => {
+  const prompt = simulator.prompt("A paper lantern rising over a river");
+  await gallery.goto();
+  await gallery.submit(prompt, { "Duration (s)": "3" });
+  await expect(gallery.badge(prompt)).toHaveText("Ready");
+
+  await gallery.openDetails(prompt);
+  await page.getByRole("button", { name: /^Remix/ }).click();
+  await expect(page).toHaveURL(/\/$/);
+  await expect(page.getByLabel("Prompt", { exact: true })).toHaveValue(prompt);
+  await expect(page.getByLabel("Duration (s)")).toHaveValue("3");
+  // Filled once: a later visit to the gallery starts with an empty form.
+  await gallery.openDetails(prompt);
+  await page.getByRole("link", { name: "← Gallery" }).click();
+  await expect(page.getByRole("list", { name: "Generations" })).toBeVisible();
+  await page.waitForTimeout(500); // a stale remix would fill the form a frame after it mounts
+  expect(await page.getByLabel("Prompt", { exact: true }).inputValue()).toBe("");
+
+  await gallery.openDetails(prompt);
+  await page.getByRole("button", { name: /^Delete/ }).click();
+  await page.getByRole("button", { name: /^Confirm delete/ }).click();
+  await expect(page).toHaveURL(/\/$/);
+  await search(gallery, simulator.marker);
+  await expect(page.getByText("No videos match these filters.")).toBeVisible();
+});

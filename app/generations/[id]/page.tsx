@@ -14,6 +14,7 @@ import { findModel, KIND_LABELS } from "@/lib/models/catalog";
 import { pageMetadata, truncateTitle } from "@/lib/page-metadata";
 import { getViewer } from "@/lib/viewer";
 import { galleryScope } from "@/lib/with-viewer";
+import { DetailActions } from "./_components/detail-actions";
 import { RefreshWhilePending } from "./_components/refresh-while-pending";
 import { Result } from "./_components/result";
 import { Timeline } from "./_components/timeline";
@@ -44,7 +45,8 @@ export default async function GenerationPage({ params }: { params: Promise<{ id:
   const generation = viewer ? await getGenerationFresh({ id, owner: galleryScope(viewer) }) : null;
   if (!viewer || !generation) notFound();
   // The showcase (GALLERY_SCOPE=shared) shows others' videos, not how they were made.
-  const deliveries = (await isOwnGeneration({ id, ownerId: viewer.id })) ? await listDeliveries({ generationId: id }) : [];
+  const own = await isOwnGeneration({ id, ownerId: viewer.id });
+  const deliveries = own ? await listDeliveries({ generationId: id }) : [];
   const model = findModel(generation.model);
   const pending = !isTerminal(generation.state);
   // Also kept live while the result is being copied into storage.
@@ -72,6 +74,7 @@ export default async function GenerationPage({ params }: { params: Promise<{ id:
         <p className="text-sm text-zinc-600 dark:text-zinc-400">
           {model ? `${model.label} · ${KIND_LABELS[model.kind]}` : generation.model}
         </p>
+        <DetailActions generation={generation} own={own} />
       </header>
 
       <div className="grid gap-6 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
