@@ -1,6 +1,7 @@
 // axe-core over the pages end users spend their time on, in light and dark,
-// on a phone and a laptop: the gallery (busy, with failures, and empty), the
-// viewer and the detail page. Zero violations, WCAG 2.1 A/AA and best practices.
+// on a phone and a laptop: the gallery (a new visitor's, empty; busy, with
+// failures; a search that finds nothing), the viewer and the detail page.
+// Zero violations, WCAG 2.1 A/AA and best practices.
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
@@ -24,6 +25,9 @@ for (const colorScheme of ["light", "dark"] as const) {
       const failed = `${simulator.marker} fails: a storm over the sea`;
       const waiting = `${simulator.marker} waits: a slow sunrise`;
       await gallery.goto();
+      // Truly empty: this test's browser is a new visitor, whose gallery holds nothing yet.
+      await expect(page.getByText("No videos yet")).toBeVisible();
+      expect(await violations(page), "new visitor's empty gallery").toEqual([]);
       for (const prompt of [ready, failed, waiting]) {
         await gallery.submit(prompt);
         // The form resets once the server has answered: only then type the next one.
