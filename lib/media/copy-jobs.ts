@@ -53,7 +53,10 @@ async function pump(): Promise<void> {
         if (!storage) return;
         for (const job of await findDueJobs({ generationIds: ids, take: ROUND })) {
           await takeSlot();
-          void runJob(job, storage).finally(releaseSlot);
+          // A job that cannot even record its failure (the database locked, gone) stays due for the next runner.
+          void runJob(job, storage)
+            .catch((error: unknown) => console.error(`[framehook] media job ${job.id} could not run`, error))
+            .finally(releaseSlot);
         }
       } catch (error) {
         console.error("[framehook] media copies could not start", error);
