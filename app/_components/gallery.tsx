@@ -29,7 +29,7 @@ export function Gallery({
   initialEstimates: CompletionEstimates;
 }) {
   const [filters, setFilters] = useState(initialFilters);
-  const { data, size, setSize, isLoading, isValidating, error, mutate, live } = useGenerations(filters, { filters: initialFilters, page: initialPage });
+  const { data, size, setSize, isValidating, error, mutate, live, stale } = useGenerations(filters, { filters: initialFilters, page: initialPage });
   const submissions = useSubmissions();
 
   const estimates = useEstimates(initialEstimates);
@@ -108,7 +108,7 @@ export function Gallery({
           The gallery could not be loaded. It will retry on its own.
         </p>
       ) : generations.length === 0 ? (
-        isLoading ? (
+        stale ? (
           <p className="p-8 text-center text-sm text-zinc-600 dark:text-zinc-400">Loading…</p>
         ) : (
           <EmptyGallery filtered={filtered} onClearFilters={() => changeFilters({})} />
@@ -116,9 +116,9 @@ export function Gallery({
       ) : (
         <ul
           aria-label="Generations"
-          aria-busy={isLoading}
+          aria-busy={stale}
           // Tiles grow with the screen: 1 column on a phone, 2 at 768 px, 3 at 1280 px, more on wide screens.
-          className={`grid grid-cols-[repeat(auto-fill,minmax(min(100%,16rem),1fr))] items-start gap-4 ${isLoading ? "opacity-60" : ""}`}
+          className={`grid grid-cols-[repeat(auto-fill,minmax(min(100%,16rem),1fr))] items-start gap-4 ${stale ? "opacity-60" : ""}`}
         >
           {generations.map((generation) => (
             <li key={generation.id}>

@@ -76,7 +76,11 @@ export function useGenerations(filters: GenerationFilters, initial: { filters: G
     liveRef.current = live === "live";
   }, [live]);
   usePollWhileInProgress(swr, live);
-  return { ...swr, live };
+  // Shown dimmed only while what is on screen belongs to other filters (kept
+  // from before a change): the server's first page is current, even while SWR
+  // revalidates it after hydration (SWR counts fallback data as not loaded).
+  const stale = swr.isLoading && !sameAsInitial;
+  return { ...swr, live, stale };
 }
 
 /**

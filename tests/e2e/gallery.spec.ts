@@ -190,3 +190,19 @@ test("the detail page offers the card's actions: Remix fills the gallery's form,
   await search(gallery, simulator.marker);
   await expect(page.getByText("No videos match these filters.")).toBeVisible();
 });
+
+test("the server's page is shown as current while the browser revalidates it: not dimmed, not busy", async ({ gallery, simulator, page }) => {
+  const prompt = simulator.prompt("Moss on a stone bridge");
+  await gallery.goto();
+  await gallery.submit(prompt);
+  await expect(gallery.badge(prompt)).toHaveText("Ready");
+
+  // Hold the browser's reads of the list: the page must stand on what the server rendered.
+  await page.route("**/api/generations?**", () => {});
+  await page.goto(`/?q=${encodeURIComponent(simulator.marker)}`);
+  const list = page.getByRole("list", { name: "Generations" });
+  await expect(list.getByRole("article")).toHaveCount(1);
+  await page.waitForTimeout(500);
+  await expect(list).toHaveAttribute("aria-busy", "false");
+  await expect(list).not.toHaveClass(/opacity-60/);
+});
