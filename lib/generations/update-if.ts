@@ -2,12 +2,13 @@
 // the polling lease and submit: `UPDATE … WHERE id = ? AND <condition>`.
 //
 // updateMany (updateManyAndReturn for a state change, whose row the live
-// gallery's event needs), not update + P2025: "nothing matched" is a count of 0, not an
-// error. (BENCHMARKS.md measured `update`, a bare `UPDATE … RETURNING`, about
-// 1.5× faster, when each transaction also reopened a connection; the reason
-// once given for keeping the transaction, a bare write keeping SQLite's write
-// lock after SQLITE_BUSY, was the driver's and is fixed where the connection
-// lives: lib/database/sqlite-connection.ts, docs/RELIABILITY.md.)
+// gallery's event needs), not update + P2025: "nothing matched" is a count
+// of 0 or no row, not an error. (BENCHMARKS.md measured `update`, a bare
+// `UPDATE … RETURNING`, about 1.5× faster, when each transaction also
+// reopened a connection; the reason once given for keeping the transaction,
+// a bare write keeping SQLite's write lock after SQLITE_BUSY, was the
+// driver's and is fixed where the connection lives:
+// lib/database/sqlite-connection.ts, docs/RELIABILITY.md.)
 import "server-only";
 import { prisma } from "@/lib/db";
 import type { Prisma } from "@/lib/generated/prisma/client";
