@@ -6,6 +6,8 @@ import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
 const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"];
 
 async function violations(page: Page) {
@@ -58,6 +60,8 @@ for (const colorScheme of ["light", "dark"] as const) {
       for (const prompt of [ready, failed]) {
         await page.goto(`/?q=${encodeURIComponent(simulator.marker)}`);
         await gallery.openDetails(prompt);
+        // After a client-side navigation the page's title is streamed in just after its content.
+        await expect(page).toHaveTitle(new RegExp(`^${escapeRegExp(prompt.slice(0, 20))}`));
         expect(await violations(page), `detail page (${prompt})`).toEqual([]);
       }
     });
