@@ -84,7 +84,6 @@ export async function createWithinSpendLimit(
   if (env.SPEND_LIMIT_CREDITS <= 0) return prisma.generation.create({ data });
   const limit = env.SPEND_LIMIT_CREDITS;
   const { start, end } = spendWindowBounds(env.SPEND_LIMIT_WINDOW, now);
-  await connected();
   return retryWhileBusy(() =>
     prisma.$transaction(async (tx) => {
       await tx.$executeRaw`
@@ -110,15 +109,6 @@ function spendLimitError({ used, limit, end, now }: { used: number; limit: numbe
 }
 
 const formatAmount = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 2 });
-
-/**
- * One plain query before the first transaction: db.ts's SQLite set-up (a
- * PRAGMA every query first awaits) queues behind the libSQL adapter's
- * transaction lock, so a process whose very first query ran inside a
- * transaction waited on itself until the transaction timed out.
- */
-let warmUp: Promise<unknown> | undefined;
-const connected = () => (warmUp ??= prisma.spendLock.findFirst({ select: { ownerId: true } }).catch(() => (warmUp = undefined)));
 
 /**
  * SQLite answers a second writer's BEGIN with "busy" at once, and a PostgreSQL

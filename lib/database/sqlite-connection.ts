@@ -32,6 +32,8 @@ export class SqliteConnection implements Client {
   #db: Client;
   /** The open transaction, if any: the adapter's mutex keeps other statements out meanwhile. */
   #transaction: { poisoned: boolean } | undefined;
+  /** `PRAGMA journal_mode = WAL`, once, before the first statement (it cannot change inside a transaction). */
+  #wal: Promise<void> | undefined;
 
   constructor(config: Config) {
     this.#config = config;
@@ -40,6 +42,7 @@ export class SqliteConnection implements Client {
 
   async execute(stmt: InStatement): Promise<ResultSet> {
     if (this.#transaction) throw new Error("A statement outside the open transaction would run inside it");
+    await this.#ensureWal();
     return this.#run(() => this.#db.execute(stmt));
   }
 
@@ -101,6 +104,7 @@ export class SqliteConnection implements Client {
 
   async executeMultiple(sql: string): Promise<void> {
     if (this.#transaction) throw new Error("A script outside the open transaction would run inside it");
+    await this.#ensureWal();
     return this.#run(() => this.#db.executeMultiple(sql));
   }
 
@@ -111,6 +115,23 @@ export class SqliteConnection implements Client {
   close(): void {
     this.closed = true;
     this.#db.close();
+  }
+
+  /**
+   * WAL lets readers run beside the one writer, and it is a property of the
+   * file: set once, before this connection's first statement or transaction
+   * (so never from inside one, where it would wait on the transaction itself).
+   * Refused by another connection's lock, it fails the statement that needed
+   * it, which the caller retries (sqlite.ts), and is tried again then.
+   */
+  #ensureWal(): Promise<void> {
+    return (this.#wal ??= this.#run(() => this.#db.execute("PRAGMA journal_mode = WAL")).then(
+      () => undefined,
+      (error: unknown) => {
+        this.#wal = undefined;
+        throw error;
+      },
+    ));
   }
 
   /** Runs one statement; a lock error retires the connection (at once, or when its transaction ends). */

@@ -19,23 +19,14 @@ export function createSqliteClient({ url, authToken, lockWaitMs = 5_000 }: { url
   const client = explainProviderMismatch(() => new PrismaClient({ adapter: new LockSafeLibSQL({ url, authToken }) }), url);
   if (!url.startsWith("file:")) return client.$extends({});
 
-  // WAL lets readers run beside the one writer. Another writer's lock is
-  // waited out here, asynchronously, rather than with SQLite's busy_timeout:
-  // libSQL's driver is synchronous, so busy_timeout would stall the whole
-  // event loop (every request) while it waits. Between tries the adapter is
-  // free, so reads go on during another connection's lock.
-  let walReady: Promise<unknown> | undefined;
-  const ensureWal = () =>
-    (walReady ??= retryWhileLocked(() => client.$queryRawUnsafe("PRAGMA journal_mode = WAL"), lockWaitMs).catch((error) => {
-      walReady = undefined; // a lock at start-up must not fail every later query
-      throw error;
-    }));
+  // Another writer's lock is waited out here, asynchronously, rather than
+  // with SQLite's busy_timeout: libSQL's driver is synchronous, so
+  // busy_timeout would stall the whole event loop (every request) while it
+  // waits. Between tries the adapter is free, so reads go on during another
+  // connection's lock. (WAL mode is the connection's business: sqlite-connection.ts.)
   return client.$extends({
     query: {
-      async $allOperations({ args, query }) {
-        await ensureWal();
-        return retryWhileLocked(() => query(args), lockWaitMs);
-      },
+      $allOperations: ({ args, query }) => retryWhileLocked(() => query(args), lockWaitMs),
     },
   });
 }

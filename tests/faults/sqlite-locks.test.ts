@@ -103,6 +103,18 @@ describe.skipIf(testEngine() === "postgres")("SQLite client", () => {
     expect(await canLockAtOnce(url)).toBe(true);
   });
 
+  test("the client's first query runs inside an interactive transaction: it does not wait on itself, and sets WAL", async () => {
+    const { url, prisma } = freshDatabase();
+    // Setting WAL from within the query hook queued it behind the transaction's hold on the connection until the timeout.
+    expect(await prisma.$transaction((tx) => tx.generation.count(), { maxWait: 2_000, timeout: 2_000 })).toBe(0);
+    const other = createClient({ url });
+    try {
+      expect((await other.execute("PRAGMA journal_mode")).rows[0]![0]).toBe("wal");
+    } finally {
+      other.close();
+    }
+  });
+
   test("the client's first query meets the lock (the database not yet in WAL mode): waited out, then WAL", async () => {
     const { url, prisma } = freshDatabase();
     const generation = await duringLock(url, () => prisma.generation.create({ data: { model: "m", prompt: "first", ownerId: "lock-test" } }));
