@@ -56,9 +56,28 @@ class CatalogTypesAsTextClient extends pg.Client {
   }
 }
 
+type PgAdapter = Awaited<ReturnType<PgFactory["connect"]>>;
+
+/**
+ * Bug: adapter-pg's executeScript splits a migration on every `;`, comments
+ * and string literals included, so `-- a; b` in a migration's comment became
+ * a statement of its own and `prisma migrate deploy` failed. Without
+ * parameters pg sends the whole script as one simple query, which PostgreSQL
+ * splits itself (and runs as one implicit transaction).
+ */
+function pgRunsWholeScripts(adapter: PgAdapter): PgAdapter {
+  adapter.executeScript = async (script) => {
+    await adapter.executeRaw({ sql: script, args: [], argTypes: [] });
+  };
+  return adapter;
+}
+
 function pgFactory(connectionString: string): PgFactory {
   const pool = new pg.Pool({ connectionString, max: 2, Client: CatalogTypesAsTextClient });
-  return new PrismaPg(pool, { disposeExternalPool: true });
+  const factory = new PrismaPg(pool, { disposeExternalPool: true });
+  const connect = factory.connect.bind(factory);
+  factory.connect = async () => pgRunsWholeScripts(await connect());
+  return factory;
 }
 
 /**

@@ -9,6 +9,7 @@ import path from "node:path";
 import pg from "pg";
 import { describe, expect, test } from "vitest";
 import { migratePostgres, readMigrations } from "@/lib/database/migrate-postgres";
+import { postgresCliAdapter } from "../../prisma/cli-adapters";
 import { testEngine } from "../support/test-database";
 
 const MIGRATIONS = "prisma/postgres/migrations";
@@ -37,6 +38,17 @@ const bookkeeping = (url: string) =>
   );
 
 describe.skipIf(testEngine() !== "postgres")("PostgreSQL migrations without the schema engine", () => {
+  test("the Prisma CLI's adapter runs a migration script whole: a `;` in a comment or a string ends no statement", async () => {
+    const url = await emptyDatabase("script");
+    const adapter = await postgresCliAdapter(url).connect();
+    try {
+      await adapter.executeScript(`-- Notes: one; two\nCREATE TABLE "t" ("note" text DEFAULT 'a;b');\n`);
+    } finally {
+      await adapter.dispose();
+    }
+    expect(await query(url, `SELECT column_default AS d FROM information_schema.columns WHERE table_name = 't'`)).toEqual([{ d: "'a;b'::text" }]);
+  });
+
   test("three instances starting at once apply each migration exactly once", async () => {
     const url = await emptyDatabase("race");
     const reports = await Promise.all([1, 2, 3].map(() => migratePostgres({ url, migrationsDir: MIGRATIONS })));
