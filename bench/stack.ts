@@ -6,9 +6,8 @@
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import pg from "pg";
 import { freePort } from "../scripts/free-port";
-import { ensureDatabase, startLocalPostgres, type LocalPostgres } from "../scripts/local-postgres";
+import { adminQuery, ensureDatabase, limitRoleLockWait, startLocalPostgres, type LocalPostgres } from "../scripts/local-postgres";
 import { migrateDatabase } from "../scripts/migrate";
 import { SimulatorControl } from "../tests/support/simulator-control";
 import { distDirOf, sampleUrlOf, type BenchEngine } from "./engines";
@@ -140,8 +139,7 @@ export async function startStack({ workDir, engine, appPort, simulatorPort }: { 
 
 /**
  * A throwaway PostgreSQL (system binaries, fsync off, data in the run's temp
- * dir), set up as tests/support/test-database.ts sets up its own: the role
- * waits out another session's lock for 5 s, as README "Deploying" recommends.
+ * dir), set up as tests/support/test-database.ts sets up its own.
  */
 async function startBenchPostgres(workDir: string): Promise<LocalPostgres> {
   const logFile = path.join(workDir, "postgres.log");
@@ -150,7 +148,7 @@ async function startBenchPostgres(workDir: string): Promise<LocalPostgres> {
   const forget = onStopAll(server.stop);
   try {
     await ensureDatabase(server.url("postgres"), "framehook_bench");
-    await adminQuery(server.url("postgres"), "ALTER ROLE postgres SET lock_timeout = '5s'");
+    await limitRoleLockWait(server.url("postgres"));
     // For looking into a figure: BENCH_PG_LOG_SLOW_MS=20 logs every statement slower than that to postgres.log.
     const slowMs = Number(process.env.BENCH_PG_LOG_SLOW_MS ?? -1);
     if (slowMs >= 0) await adminQuery(server.url("postgres"), `ALTER ROLE postgres SET log_min_duration_statement = ${Math.floor(slowMs)}`);
@@ -186,14 +184,4 @@ function assertPortFree(port: number): Promise<void> {
     server.once("error", () => reject(new Error(`port ${port} is in use; set BENCH_APP_PORT / BENCH_SIMULATOR_PORT`)));
     server.listen(port, "127.0.0.1", () => server.close(() => resolve()));
   });
-}
-
-async function adminQuery(url: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
 }

@@ -98,6 +98,24 @@ export async function startLocalPostgres({
   return { url, port, stop: () => stopServer(child) };
 }
 
+/** One statement on a connection of its own (server set-up: roles, databases). */
+export async function adminQuery(serverUrl: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * As README "Deploying" recommends for the app's role, on the throwaway
+ * servers of the tests and the bench: a write waits out another session's
+ * lock for 5 s (as lib/database/sqlite.ts does), then fails.
+ */
+export const limitRoleLockWait = (serverUrl: string) => adminQuery(serverUrl, "ALTER ROLE postgres SET lock_timeout = '5s'");
+
 /** Creates a database unless it exists. */
 export async function ensureDatabase(serverUrl: string, database: string, template?: string): Promise<void> {
   const client = new pg.Client({ connectionString: serverUrl });

@@ -4,10 +4,9 @@
 // with the committed migrations, the way `npm run db:migrate` does it.
 import { execFileSync } from "node:child_process";
 import path from "node:path";
-import pg from "pg";
 import { migrateDatabase } from "../../scripts/migrate";
 import { freePort } from "../../scripts/free-port";
-import { findPostgresBin, startLocalPostgres, type LocalPostgres } from "../../scripts/local-postgres";
+import { adminQuery, findPostgresBin, limitRoleLockWait, startLocalPostgres, type LocalPostgres } from "../../scripts/local-postgres";
 import { ensurePrismaClientFor } from "../../scripts/prisma-client";
 
 export type TestEngine = "sqlite" | "postgres";
@@ -31,10 +30,8 @@ export async function startTestDatabase(dir: string): Promise<{ url: string; env
   const server: LocalPostgres = await startLocalPostgres({ dataDir: path.join(dir, "postgres"), port: await freePort(), throwaway: true });
   try {
     ensurePrismaClientFor(server.url(TEMPLATE));
-    await admin(server.url("postgres"), `CREATE DATABASE "${TEMPLATE}"`);
-    // As README "Deploying" recommends for the app's role: a write waits out
-    // another session's lock for 5 s (as lib/database/sqlite.ts does), then fails.
-    await admin(server.url("postgres"), `ALTER ROLE postgres SET lock_timeout = '5s'`);
+    await adminQuery(server.url("postgres"), `CREATE DATABASE "${TEMPLATE}"`);
+    await limitRoleLockWait(server.url("postgres"));
     await migrateDatabase({ databaseUrl: server.url(TEMPLATE), quiet: true });
     const env = { FRAMEHOOK_TEST_POSTGRES_PORT: String(server.port) };
     return { url: createTestDatabase("main", env), env, stop: server.stop };
@@ -51,14 +48,4 @@ export function createTestDatabase(label: string, env: Record<string, string | u
   const name = `test_${label.replace(/\W/g, "_")}_${process.pid}_${Date.now().toString(36)}`;
   execFileSync(path.join(findPostgresBin()!, "createdb"), ["-h", "127.0.0.1", "-p", port, "-U", "postgres", "-T", TEMPLATE, name]);
   return `postgresql://postgres@127.0.0.1:${port}/${name}`;
-}
-
-async function admin(url: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
 }
