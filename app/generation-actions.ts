@@ -15,30 +15,35 @@ export type CardActionState = { status: "success" | "error"; message: string; ge
 const generationId = z.string().min(1).max(100);
 
 export async function retryGenerationAction(id: unknown): Promise<CardActionState> {
-  const parsed = generationId.safeParse(id);
-  if (!parsed.success) return { status: "error", message: "No such generation." };
-  const viewer = await getViewer();
-  if (!viewer) return { status: "error", message: "Sign in to create videos." };
-  try {
-    const { generation, error } = await retryGeneration({ id: parsed.data, visitor: visitorKey(await headers()), ownerId: viewer.id });
+  return onOwnGeneration(id, { what: "retry", signedOut: "Sign in to create videos." }, async (generationId, ownerId) => {
+    const { generation, error } = await retryGeneration({ id: generationId, visitor: visitorKey(await headers()), ownerId });
     if (error) return { status: "error", message: error.message, generation };
     return { status: "success", message: "Retrying: a new generation was submitted.", generation };
-  } catch (error) {
-    return failure(error, "retry");
-  }
+  });
 }
 
 export async function deleteGenerationAction(id: unknown): Promise<CardActionState> {
+  return onOwnGeneration(id, { what: "delete", signedOut: "Sign in to manage videos." }, async (generationId, ownerId) => {
+    const outcome = await hideGeneration({ id: generationId, ownerId });
+    if (outcome === "not_found") return { status: "error", message: "Only your own videos can be deleted." };
+    return { status: "success", message: "Deleted from the gallery." };
+  });
+}
+
+/** What every card action does first: a well-formed id, a signed-in viewer; and an unexpected error as a message. */
+async function onOwnGeneration(
+  id: unknown,
+  { what, signedOut }: { what: string; signedOut: string },
+  act: (generationId: string, ownerId: string) => Promise<CardActionState>,
+): Promise<CardActionState> {
   const parsed = generationId.safeParse(id);
   if (!parsed.success) return { status: "error", message: "No such generation." };
   const viewer = await getViewer();
-  if (!viewer) return { status: "error", message: "Sign in to manage videos." };
+  if (!viewer) return { status: "error", message: signedOut };
   try {
-    const outcome = await hideGeneration({ id: parsed.data, ownerId: viewer.id });
-    if (outcome === "not_found") return { status: "error", message: "Only your own videos can be deleted." };
-    return { status: "success", message: "Deleted from the gallery." };
+    return await act(parsed.data, viewer.id);
   } catch (error) {
-    return failure(error, "delete");
+    return failure(error, what);
   }
 }
 
