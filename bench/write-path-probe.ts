@@ -1,14 +1,15 @@
 // A probe of what limits the callback receiver, run in the bench process on the
 // bench database while the app is idle: the conditional update the single
-// writer uses (updateMany: BEGIN/UPDATE/COMMIT) against the same condition
-// as one UPDATE … RETURNING (update with a filtered unique where), and
-// whether a per-connection pragma (busy_timeout) survives a transaction.
+// writer uses (updateManyAndReturn: BEGIN/UPDATE … RETURNING/COMMIT) against
+// the same condition as one UPDATE … RETURNING (update with a filtered unique
+// where), and whether a per-connection pragma (busy_timeout) survives a
+// transaction on Prisma's stock libSQL client.
 import { Prisma } from "../lib/generated/prisma/client";
 import { seedPending, type BenchDb } from "./db";
 
 const ROWS = 200;
 
-export type WritePathProbe = { updateManyMs: number; updateMs: number; busyTimeoutBefore: number; busyTimeoutAfter: number };
+export type WritePathProbe = { appWriteMs: number; updateMs: number; busyTimeoutBefore: number; busyTimeoutAfter: number };
 
 export async function probeWritePath(db: BenchDb, secret: string, { sqlite }: { sqlite: boolean }): Promise<WritePathProbe> {
   const tasks = await seedPending(db, { prefix: "probe", count: 2 * ROWS, secret });
@@ -19,9 +20,13 @@ export async function probeWritePath(db: BenchDb, secret: string, { sqlite }: { 
   const busyTimeoutBefore = sqlite ? await busyTimeout(db) : NaN;
   let started = performance.now();
   for (const t of tasks.slice(0, ROWS)) {
-    await db.generation.updateMany({ where: { id: t.id, taskId: t.taskId, state: "PENDING" }, data: { ...done, completedAt: new Date() } });
+    await db.generation.updateManyAndReturn({
+      where: { id: t.id, taskId: t.taskId, state: "PENDING" },
+      data: { ...done, completedAt: new Date() },
+      select: { id: true, state: true, updatedAt: true, ownerId: true },
+    });
   }
-  const updateManyMs = (performance.now() - started) / ROWS;
+  const appWriteMs = (performance.now() - started) / ROWS;
   const busyTimeoutAfter = sqlite ? await busyTimeout(db) : NaN;
 
   started = performance.now();
@@ -29,12 +34,12 @@ export async function probeWritePath(db: BenchDb, secret: string, { sqlite }: { 
     try {
       await db.generation.update({ where: { id: t.id, taskId: t.taskId, state: "PENDING" }, data: { ...done, completedAt: new Date() }, select: { id: true } });
     } catch (error) {
-      // P2025: nothing matched, the same "no transition" as updateMany's count 0.
+      // P2025: nothing matched, the same "no transition" as no row returned.
       if (!(error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2025")) throw error;
     }
   }
   const updateMs = (performance.now() - started) / ROWS;
-  return { updateManyMs, updateMs, busyTimeoutBefore, busyTimeoutAfter };
+  return { appWriteMs, updateMs, busyTimeoutBefore, busyTimeoutAfter };
 }
 
 async function busyTimeout(db: BenchDb): Promise<number> {

@@ -1,9 +1,8 @@
 // Conditional single-row updates, the building block of the single writer,
 // the polling lease and submit: `UPDATE … WHERE id = ? AND <condition>`.
 //
-// updateMany (updateManyAndReturn for a state change, whose row the live
-// gallery's event needs), not update + P2025: "nothing matched" is a count
-// of 0 or no row, not an error. (BENCHMARKS.md measured `update`, a bare
+// updateManyAndReturn, not update + P2025: "nothing matched" is no row,
+// not an error. (BENCHMARKS.md measured `update`, a bare
 // `UPDATE … RETURNING`, about 1.5× faster, when each transaction also
 // reopened a connection; the reason once given for keeping the transaction,
 // a bare write keeping SQLite's write lock after SQLITE_BUSY, was the
@@ -22,13 +21,9 @@ export async function updateGenerationIf({
   where: Prisma.GenerationWhereInput & { id: string };
   data: Prisma.GenerationUpdateManyMutationInput;
 }): Promise<boolean> {
-  if (data.state === undefined) {
-    const { count } = await prisma.generation.updateMany({ where, data });
-    return count === 1;
-  }
-  // A state change returns what the live gallery's event carries (one
-  // `UPDATE … RETURNING`, no second read) and is published beside the write (#16).
+  // One `UPDATE … RETURNING`: the row it returns is what the live gallery's
+  // event carries, so a state change is published beside the write (#16) without a second read.
   const [row] = await prisma.generation.updateManyAndReturn({ where, data, select: { id: true, state: true, updatedAt: true, ownerId: true } });
-  if (row) await announceGenerationRow(row);
+  if (row && data.state !== undefined) await announceGenerationRow(row);
   return row !== undefined;
 }
