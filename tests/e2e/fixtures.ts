@@ -107,7 +107,10 @@ export const test = base.extend<{ gallery: GalleryPage; simulator: SimulatorFixt
   simulator: async ({}, use, testInfo) => {
     const fixture = new SimulatorFixture(new SimulatorControl(SIMULATOR_URL), uniqueMarker(`t${testInfo.workerIndex}`));
     await use(fixture);
-    // Leave nothing behind for the tests that follow in this worker.
+    // Leave nothing behind: a task this flow left pending (a slow scenario it
+    // never waited out) is settled now, so that it is charged before the ledger
+    // flows start rather than in the middle of one.
+    await fixture.control.settle(fixture.marker);
     await fixture.control.clearScenarios(fixture.marker);
   },
 });
