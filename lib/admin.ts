@@ -48,7 +48,10 @@ export async function attemptAdminSignIn({
   const key = `admin-sign-in:${addressKey(address)}`;
   const attempt = await hitRateLimit({ key, limit: SIGN_IN_ATTEMPTS, windowSeconds: SIGN_IN_WINDOW_SECONDS, now });
   if (!attempt.allowed) {
-    console.warn(`[framehook] admin sign-in refused for ${address}: ${SIGN_IN_ATTEMPTS} failed attempts within ${SIGN_IN_WINDOW_SECONDS / 60} min`);
+    // Logged when the address is shut out, then every 100th attempt: a flood is seen without flooding the log.
+    if (attempt.count === SIGN_IN_ATTEMPTS + 1 || attempt.count % 100 === 0) {
+      console.warn(`[framehook] admin sign-in refused for ${address}: ${attempt.count} attempts within ${SIGN_IN_WINDOW_SECONDS / 60} min`);
+    }
     const minutes = Math.ceil(attempt.retryAfterSeconds / 60);
     return { ok: false, message: `Too many failed attempts from your network. Try again in ${minutes} min.` };
   }
