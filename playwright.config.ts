@@ -59,6 +59,8 @@ export const E2E_APP_ENV: Record<string, string> = {
   SUBMIT_RATE_LIMIT: "0",
   // Per visitor (each test's browser context is one): owners.spec.ts fills it; other flows stay far below.
   SPEND_LIMIT_CREDITS: "6",
+  // Every flow's visitors share 127.0.0.1: the address cap has its own tests (spend-caps-anonymous).
+  SPEND_LIMIT_ADDRESS_CREDITS: "0",
   ADMIN_PASSWORD: E2E_ADMIN_PASSWORD,
   // Event streams end (and browsers reconnect) often, so tests/e2e/live-gallery.spec.ts sees it.
   EVENTS_STREAM_SECONDS: "8",

@@ -29,7 +29,7 @@ export async function submitGeneration(_previous: SubmitState, formData: FormDat
       body: { model: formData.get("model"), input },
       idempotencyKey: typeof key === "string" && key ? key : undefined,
       visitor: visitorKey(await headers()),
-      ownerId: viewer.id,
+      viewer,
     });
     if (error) return { status: "error", message: error.message, generation };
     return { status: "success", message: "Submitted. Your video will appear in the gallery.", generation };

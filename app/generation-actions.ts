@@ -8,23 +8,23 @@ import type { Generation } from "@/lib/generations/generation";
 import { hideGeneration } from "@/lib/generations/hide";
 import { retryGeneration } from "@/lib/generations/retry";
 import { visitorKey } from "@/lib/rate-limit";
-import { getViewer } from "@/lib/viewer";
+import { getViewer, type Viewer } from "@/lib/viewer";
 
 export type CardActionState = { status: "success" | "error"; message: string; generation?: Generation };
 
 const generationId = z.string().min(1).max(100);
 
 export async function retryGenerationAction(id: unknown): Promise<CardActionState> {
-  return onOwnGeneration(id, { what: "retry", signedOut: "Sign in to create videos." }, async (generationId, ownerId) => {
-    const { generation, error } = await retryGeneration({ id: generationId, visitor: visitorKey(await headers()), ownerId });
+  return onOwnGeneration(id, { what: "retry", signedOut: "Sign in to create videos." }, async (generationId, viewer) => {
+    const { generation, error } = await retryGeneration({ id: generationId, visitor: visitorKey(await headers()), viewer });
     if (error) return { status: "error", message: error.message, generation };
     return { status: "success", message: "Retrying: a new generation was submitted.", generation };
   });
 }
 
 export async function deleteGenerationAction(id: unknown): Promise<CardActionState> {
-  return onOwnGeneration(id, { what: "delete", signedOut: "Sign in to manage videos." }, async (generationId, ownerId) => {
-    const outcome = await hideGeneration({ id: generationId, ownerId });
+  return onOwnGeneration(id, { what: "delete", signedOut: "Sign in to manage videos." }, async (generationId, viewer) => {
+    const outcome = await hideGeneration({ id: generationId, ownerId: viewer.id });
     if (outcome === "not_found") return { status: "error", message: "Only your own videos can be deleted." };
     return { status: "success", message: "Deleted from the gallery." };
   });
@@ -34,14 +34,14 @@ export async function deleteGenerationAction(id: unknown): Promise<CardActionSta
 async function onOwnGeneration(
   id: unknown,
   { what, signedOut }: { what: string; signedOut: string },
-  act: (generationId: string, ownerId: string) => Promise<CardActionState>,
+  act: (generationId: string, viewer: Viewer) => Promise<CardActionState>,
 ): Promise<CardActionState> {
   const parsed = generationId.safeParse(id);
   if (!parsed.success) return { status: "error", message: "No such generation." };
   const viewer = await getViewer();
   if (!viewer) return { status: "error", message: signedOut };
   try {
-    return await act(parsed.data, viewer.id);
+    return await act(parsed.data, viewer);
   } catch (error) {
     return failure(error, what);
   }

@@ -1,13 +1,21 @@
 // Who may open /admin. By default whoever knows ADMIN_PASSWORD, remembered
-// for a few hours by a signed HttpOnly cookie scoped to /admin. A fork with
-// roles replaces isAdmin() with its own check, e.g. with Auth.js:
+// for a few hours by a signed HttpOnly cookie scoped to /admin; failed
+// attempts are limited per client address. A fork with roles replaces
+// isAdmin() with its own check, e.g. with Auth.js:
 //   return (await auth())?.user?.role === "admin";
 import "server-only";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { env } from "@/lib/env";
+import { addressKey, clearRateLimit, hitRateLimit } from "@/lib/rate-limit";
 
 export const ADMIN_COOKIE = "framehook_admin";
 const SESSION_SECONDS = 8 * 60 * 60;
+/** Failed sign-ins one client address may make per window; a success clears its count. */
+export const SIGN_IN_ATTEMPTS = 5;
+const SIGN_IN_WINDOW_SECONDS = 15 * 60;
+/** Every wrong password is answered this late, so that guesses one after another are slow too. */
+const FAILURE_DELAY_MS = 1_000;
+const WRONG_PASSWORD = "That is not the admin password.";
 
 /** False when /admin is off (no ADMIN_PASSWORD): the page is then a 404. */
 export const adminEnabled = () => env.ADMIN_PASSWORD !== undefined;
@@ -18,7 +26,45 @@ export async function isAdmin(): Promise<boolean> {
   return verifyAdminSession((await cookies()).get(ADMIN_COOKIE)?.value, env.ADMIN_PASSWORD);
 }
 
-export function passwordIsRight(given: string): boolean {
+export type AdminSignIn = { ok: true } | { ok: false; message: string };
+
+/**
+ * One sign-in attempt from `address` (the client's, IPv6 by its /64). Each
+ * attempt is counted before the password is compared, in the database, so
+ * concurrent guesses cannot pass the limit either; past it, even the right
+ * password waits for the window to end. Failures and refusals are logged with
+ * the address, never with what was typed.
+ */
+export async function attemptAdminSignIn({
+  password,
+  address,
+  now = Date.now(),
+}: {
+  password: unknown;
+  address: string;
+  now?: number;
+}): Promise<AdminSignIn> {
+  if (!adminEnabled()) return { ok: false, message: WRONG_PASSWORD };
+  const key = `admin-sign-in:${addressKey(address)}`;
+  const attempt = await hitRateLimit({ key, limit: SIGN_IN_ATTEMPTS, windowSeconds: SIGN_IN_WINDOW_SECONDS, now });
+  if (!attempt.allowed) {
+    // Logged when the address is shut out, then every 100th attempt: a flood is seen without flooding the log.
+    if (attempt.count === SIGN_IN_ATTEMPTS + 1 || attempt.count % 100 === 0) {
+      console.warn(`[framehook] admin sign-in refused for ${address}: ${attempt.count} attempts within ${SIGN_IN_WINDOW_SECONDS / 60} min`);
+    }
+    const minutes = Math.ceil(attempt.retryAfterSeconds / 60);
+    return { ok: false, message: `Too many failed attempts from your network. Try again in ${minutes} min.` };
+  }
+  if (typeof password === "string" && passwordIsRight(password)) {
+    await clearRateLimit({ key });
+    return { ok: true };
+  }
+  console.warn(`[framehook] admin sign-in failed from ${address} (${attempt.count} of ${SIGN_IN_ATTEMPTS} within ${SIGN_IN_WINDOW_SECONDS / 60} min)`);
+  await new Promise((resolve) => setTimeout(resolve, FAILURE_DELAY_MS));
+  return { ok: false, message: WRONG_PASSWORD };
+}
+
+function passwordIsRight(given: string): boolean {
   if (!env.ADMIN_PASSWORD) return false;
   // Compared as fixed-length digests, so neither the length nor the content leaks through timing.
   const digest = (s: string) => createHmac("sha256", "framehook admin password").update(s).digest();

@@ -39,6 +39,9 @@ const schema = z
     EVENTS_STREAM_SECONDS: optional(z.coerce.number().int().min(5).max(280)).default(240),
     // Open event streams one instance serves at most; past it, browsers fall back to polling.
     EVENTS_MAX_STREAMS: optional(z.coerce.number().int().min(1)).default(2000),
+    // Of those, what one owner and one client address (IPv6: its /64) may hold, so one client cannot take them all.
+    EVENTS_MAX_STREAMS_PER_OWNER: optional(z.coerce.number().int().min(1)).default(10),
+    EVENTS_MAX_STREAMS_PER_ADDRESS: optional(z.coerce.number().int().min(1)).default(30),
     CRON_SECRET: optional(z.string().min(1)),
     // How long a PENDING task may go unheard before a reader asks the gateway.
     POLL_STALE_MS: optional(z.coerce.number().int().min(1000).max(600_000)).default(4000),
@@ -72,6 +75,11 @@ const schema = z
     // Credits one owner may spend (in flight + succeeded) per window; 0 turns the cap off.
     SPEND_LIMIT_CREDITS: optional(z.coerce.number().min(0)).default(0),
     SPEND_LIMIT_WINDOW: optional(z.enum(["hour", "day", "week"])).default("day"),
+    // What anonymous visitors from one client address (IPv6: its /64) may spend
+    // together per window, whatever they do with cookies; 0: off. Default: SPEND_LIMIT_CREDITS.
+    SPEND_LIMIT_ADDRESS_CREDITS: optional(z.coerce.number().min(0)),
+    // What every owner together may spend per window, on every instance; 0 turns it off.
+    SPEND_LIMIT_TOTAL_CREDITS: optional(z.coerce.number().min(0)).default(0),
     // Opens /admin (every owner's generations, spend, delivery log); unset, /admin is a 404.
     ADMIN_PASSWORD: optional(z.string().min(12, "must be at least 12 characters")),
     // How long the gateway may answer "no such task" (JSON 404s only) before
@@ -113,6 +121,7 @@ const schema = z
       WEBHOOK_SECRET: raw.WEBHOOK_SECRET ?? DEV_WEBHOOK_SECRET,
       CRON_SECRET: raw.CRON_SECRET ?? (devDefaultsAllowed ? DEV_CRON_SECRET : undefined),
       DATABASE_URL: resolveDatabaseUrl(raw.DATABASE_URL),
+      SPEND_LIMIT_ADDRESS_CREDITS: raw.SPEND_LIMIT_ADDRESS_CREDITS ?? raw.SPEND_LIMIT_CREDITS,
       MEDIA_LOCAL_DIR: path.resolve(process.cwd(), raw.MEDIA_LOCAL_DIR),
       DATABASE_DIRECT_URL: raw.DATABASE_DIRECT_URL ?? (/^postgres/i.test(raw.DATABASE_URL) ? raw.DATABASE_URL : undefined),
       gatewayIsLocal,

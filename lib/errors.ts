@@ -12,8 +12,10 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
-  /** The owner's spending cap (lib/spend-limit.ts). */
+  /** The spending caps (lib/spend-limit.ts): the owner's, the client address's, everyone's. */
   spend_limit: 429,
+  address_spend_limit: 429,
+  total_spend_limit: 429,
   insufficient_credits: 402,
   gateway_rejected: 502,
   gateway_unavailable: 503,

@@ -6,6 +6,7 @@
 // last entry is real. Installed by instrumentation.ts.
 import { randomBytes } from "node:crypto";
 import http, { type IncomingMessage } from "node:http";
+import { isIPv4, isIPv6 } from "node:net";
 
 export const PEER_STAMP_HEADER = "x-framehook-peer-stamp";
 const STAMP = Symbol.for("framehook.peerStamp");
@@ -50,6 +51,43 @@ export function clientAddress(headers: Headers, trustedHops: number): string {
   // view, so the client is one entry nearer than with a stamp.
   const hops = hasPeerStamp(headers) ? trustedHops : Math.max(0, trustedHops - 1);
   return chain.at(-1 - hops) ?? chain.at(-1) ?? "unknown";
+}
+
+/**
+ * The address as one client is counted: an IPv4 address whole, an IPv6
+ * address by its /64 (one subscriber's network: a client can pick any
+ * address inside it), an IPv4-mapped IPv6 address as the IPv4 it maps.
+ * A port or brackets a proxy wrote are dropped; anything else unparseable is
+ * kept as written, so it is still one key.
+ */
+export function addressGroup(address: string): string {
+  let host = address.trim().toLowerCase();
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(host);
+  if (bracketed) host = bracketed[1]!;
+  else if (/^[\d.]+:\d+$/.test(host)) host = host.slice(0, host.lastIndexOf(":"));
+  host = host.replace(/%.*$/, ""); // an IPv6 zone (fe80::1%eth0)
+  if (isIPv4(host) || !isIPv6(host)) return host;
+  const hextets = expandIPv6(host);
+  if (hextets.slice(0, 5).every((h) => h === 0) && hextets[5] === 0xffff) {
+    return [hextets[6]! >> 8, hextets[6]! & 255, hextets[7]! >> 8, hextets[7]! & 255].join(".");
+  }
+  return `${hextets.slice(0, 4).map((h) => h.toString(16)).join(":")}::/64`;
+}
+
+/** The eight 16-bit groups of a valid IPv6 address ("::" filled in, a trailing dotted IPv4 as two groups). */
+function expandIPv6(address: string): number[] {
+  const parts = (text: string) =>
+    text
+      ? text.split(":").flatMap((part) => {
+          if (!part.includes(".")) return [parseInt(part, 16)];
+          const [a, b, c, d] = part.split(".").map(Number) as [number, number, number, number];
+          return [(a << 8) | b, (c << 8) | d];
+        })
+      : [];
+  const [head, tail] = address.split("::") as [string, string | undefined];
+  const start = parts(head);
+  const end = tail === undefined ? [] : parts(tail);
+  return [...start, ...Array<number>(8 - start.length - end.length).fill(0), ...end];
 }
 
 /**

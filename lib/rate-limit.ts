@@ -4,9 +4,10 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
-import { clientAddress } from "@/lib/peer-address";
+import { addressGroup, clientAddress } from "@/lib/peer-address";
 
-export type RateLimitResult = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+/** `count`: hits in the current window, this one included. */
+export type RateLimitResult = { allowed: true; count: number } | { allowed: false; count: number; retryAfterSeconds: number };
 
 export async function hitRateLimit({
   key,
@@ -19,7 +20,7 @@ export async function hitRateLimit({
   windowSeconds: number;
   now?: number;
 }): Promise<RateLimitResult> {
-  if (limit <= 0) return { allowed: true };
+  if (limit <= 0) return { allowed: true, count: 0 };
   const windowMs = windowSeconds * 1000;
   const windowStart = new Date(Math.floor(now / windowMs) * windowMs);
   // A new window resets the count; the same window increments it.
@@ -33,8 +34,13 @@ export async function hitRateLimit({
   // A visitor's first hit in a window: clear out windows of visitors long gone,
   // so that a stream of new addresses cannot grow the table without bound.
   if (count === 1) await pruneRateLimits({ now });
-  if (count <= limit) return { allowed: true };
-  return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((windowStart.getTime() + windowMs - now) / 1000)) };
+  if (count <= limit) return { allowed: true, count };
+  return { allowed: false, count, retryAfterSeconds: Math.max(1, Math.ceil((windowStart.getTime() + windowMs - now) / 1000)) };
+}
+
+/** Forgets a key's window, e.g. the failed attempts of a sign-in that then succeeded. */
+export async function clearRateLimit({ key }: { key: string }): Promise<void> {
+  await prisma.rateLimit.deleteMany({ where: { key } });
 }
 
 /** Deletes windows that started more than a day ago: the longest window a limit may have (lib/env.ts). */
@@ -45,7 +51,20 @@ export async function pruneRateLimits({ now = Date.now() }: { now?: number } = {
 
 const MAX_WINDOW_MS = 86_400_000;
 
-/** A visitor's rate-limit identity: a keyed hash of the address, never the address itself. */
+/** The client's address as limits count it: IPv4 whole, IPv6 by its /64 (lib/peer-address.ts). */
+export function visitorAddress(headers: Headers): string {
+  return addressGroup(clientAddress(headers, env.TRUSTED_PROXY_HOPS));
+}
+
+/**
+ * A visitor's identity for limits (the submit rate limit, the address
+ * spending cap, sign-in attempts): a keyed hash of visitorAddress(), never
+ * the address itself, so it can be stored.
+ */
 export function visitorKey(headers: Headers): string {
-  return createHash("sha256").update(`${env.WEBHOOK_SECRET}:${clientAddress(headers, env.TRUSTED_PROXY_HOPS)}`).digest("base64url").slice(0, 22);
+  return addressKey(visitorAddress(headers));
+}
+
+export function addressKey(address: string): string {
+  return createHash("sha256").update(`${env.WEBHOOK_SECRET}:${address}`).digest("base64url").slice(0, 22);
 }

@@ -1,8 +1,11 @@
-// The spending cap per owner: SPEND_LIMIT_CREDITS per SPEND_LIMIT_WINDOW.
-// What counts is the estimate of everything the owner has in flight plus
-// what succeeded in the current window; a new generation is inserted only if
-// that total stays within the cap, atomically, so concurrent submits of one
-// owner cannot overshoot (only a task that costs more than its estimate can).
+// The spending caps, per SPEND_LIMIT_WINDOW: per owner (SPEND_LIMIT_CREDITS),
+// per client address for anonymous visitors (SPEND_LIMIT_ADDRESS_CREDITS: a
+// visitor who drops their cookie is a new owner, never a new address), and
+// for everyone together (SPEND_LIMIT_TOTAL_CREDITS). What counts is the
+// estimate of everything in flight plus what succeeded in the current window;
+// a new generation is inserted only if every cap's total stays within it,
+// atomically, so concurrent submits cannot overshoot (only a task that costs
+// more than its estimate can).
 import "server-only";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
@@ -44,19 +47,19 @@ export function spendWindowBounds(window: SpendWindow, now = Date.now()): { star
 
 type Reader = Pick<typeof prisma, "generation">;
 
-/** Credits the owner has in flight (estimates) plus what succeeded since `since` (charged, or the estimate if unreported). */
-async function usedCredits(db: Reader, ownerId: string, since: Date): Promise<number> {
+/** Credits the scope has in flight (estimates) plus what succeeded since `since` (charged, or the estimate if unreported). */
+async function usedCredits(db: Reader, scope: Prisma.GenerationWhereInput, since: Date): Promise<number> {
   const inFlight = await db.generation.aggregate({
     _sum: { costEstimate: true },
-    where: { ownerId, state: { in: ["SUBMITTING", "PENDING"] } },
+    where: { ...scope, state: { in: ["SUBMITTING", "PENDING"] } },
   });
   const charged = await db.generation.aggregate({
     _sum: { creditsConsumed: true },
-    where: { ownerId, state: "SUCCESS", completedAt: { gte: since } },
+    where: { ...scope, state: "SUCCESS", completedAt: { gte: since } },
   });
   const unreported = await db.generation.aggregate({
     _sum: { costEstimate: true },
-    where: { ownerId, state: "SUCCESS", completedAt: { gte: since }, creditsConsumed: null },
+    where: { ...scope, state: "SUCCESS", completedAt: { gte: since }, creditsConsumed: null },
   });
   const total = (inFlight._sum.costEstimate ?? 0) + (charged._sum.creditsConsumed ?? 0) + (unreported._sum.costEstimate ?? 0);
   return Math.round(total * 10_000) / 10_000;
@@ -66,46 +69,95 @@ async function usedCredits(db: Reader, ownerId: string, since: Date): Promise<nu
 export async function getSpend({ ownerId, now = Date.now() }: { ownerId: string; now?: number }): Promise<Spend | null> {
   if (env.SPEND_LIMIT_CREDITS <= 0) return null;
   const { start, end } = spendWindowBounds(env.SPEND_LIMIT_WINDOW, now);
-  const used = await usedCredits(prisma, ownerId, start);
+  const used = await usedCredits(prisma, { ownerId }, start);
   return { used, limit: env.SPEND_LIMIT_CREDITS, window: env.SPEND_LIMIT_WINDOW, resetsAt: end.toISOString() };
 }
 
+/** One cap: the lock row that queues its submits, the rows it sums, its limit, and what a refusal says. */
+type Cap = { lock: string; scope: Prisma.GenerationWhereInput; limit: number; refuse: (used: number, end: Date) => AppError };
+
 /**
- * Inserts a generation unless it would take its owner past the cap, in which
- * case nothing is stored and a 429 is thrown. The owner's SpendLock row is
- * written first: on PostgreSQL its row lock queues the owner's concurrent
- * submits, and each then sums what the previous one committed; on SQLite the
- * transaction holds the one write lock from that first write on.
+ * The caps a submission is checked against, in the order their locks are
+ * taken: always total, address, owner, so that two submits sharing scopes
+ * never wait for each other in a cycle.
+ */
+function capsFor({ ownerId, clientKey }: { ownerId: string; clientKey?: string | null }): Cap[] {
+  const caps: Cap[] = [];
+  const total = env.SPEND_LIMIT_TOTAL_CREDITS;
+  if (total > 0) {
+    caps.push({ lock: "total", scope: {}, limit: total, refuse: (_used, end) => totalLimitError(end) });
+  }
+  const perAddress = env.SPEND_LIMIT_ADDRESS_CREDITS;
+  if (clientKey && perAddress > 0) {
+    caps.push({ lock: `address:${clientKey}`, scope: { clientKey }, limit: perAddress, refuse: (used, end) => addressLimitError(used, perAddress, end) });
+  }
+  const perOwner = env.SPEND_LIMIT_CREDITS;
+  if (perOwner > 0) {
+    caps.push({ lock: `owner:${ownerId}`, scope: { ownerId }, limit: perOwner, refuse: (used, end) => ownerLimitError(used, perOwner, end) });
+  }
+  return caps;
+}
+
+/**
+ * Inserts a generation unless it would take its owner, its client address
+ * (anonymous submissions: `clientKey`) or everyone together past a cap, in
+ * which case nothing is stored and a 429 is thrown. Each cap's SpendLock row
+ * is written first: on PostgreSQL its row lock queues the concurrent submits
+ * of that scope, and each then sums what the previous one committed; on
+ * SQLite the transaction holds the one write lock from the first write on.
  */
 export async function createWithinSpendLimit(
   data: Prisma.GenerationUncheckedCreateInput & { ownerId: string; costEstimate: number },
   now = Date.now(),
 ) {
-  if (env.SPEND_LIMIT_CREDITS <= 0) return prisma.generation.create({ data });
-  const limit = env.SPEND_LIMIT_CREDITS;
+  const caps = capsFor(data);
+  if (caps.length === 0) return prisma.generation.create({ data });
   const { start, end } = spendWindowBounds(env.SPEND_LIMIT_WINDOW, now);
   return retryWhileBusy(() =>
     prisma.$transaction(async (tx) => {
-      await tx.$executeRaw`
-        INSERT INTO "SpendLock" ("ownerId", "lockedAt") VALUES (${data.ownerId}, ${new Date(now)})
-        ON CONFLICT ("ownerId") DO UPDATE SET "lockedAt" = excluded."lockedAt"`;
-      const used = await usedCredits(tx, data.ownerId, start);
-      if (used + data.costEstimate > limit + EPSILON) throw spendLimitError({ used, limit, end, now });
+      for (const cap of caps) {
+        await tx.$executeRaw`
+          INSERT INTO "SpendLock" ("scope", "lockedAt") VALUES (${cap.lock}, ${new Date(now)})
+          ON CONFLICT ("scope") DO UPDATE SET "lockedAt" = excluded."lockedAt"`;
+        const used = await usedCredits(tx, cap.scope, start);
+        if (used + data.costEstimate > cap.limit + EPSILON) throw withRetryAfter(cap.refuse(used, end), end, now);
+      }
       return tx.generation.create({ data });
     }, TRANSACTION_OPTIONS),
   );
 }
 
-function spendLimitError({ used, limit, end, now }: { used: number; limit: number; end: Date; now: number }): AppError {
-  const retryAfter = Math.max(1, Math.ceil((end.getTime() - now) / 1000));
-  const resets = `${end.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+const resetsAt = (end: Date) => `${end.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+const windowWords = () => WINDOW_WORDS[env.SPEND_LIMIT_WINDOW];
+const NOTHING_SENT = "Nothing was sent to the gateway.";
+const IN_FLIGHT = "Generations still in progress count at their estimate until they finish.";
+
+function ownerLimitError(used: number, limit: number, end: Date): AppError {
   return new AppError(
     "spend_limit",
-    `You've used ${formatAmount(used)} of ${formatAmount(limit)} credits ${WINDOW_WORDS[env.SPEND_LIMIT_WINDOW]}; resets at ${resets}. ` +
-      "Generations still in progress count at their estimate until they finish. Nothing was sent to the gateway.",
-    undefined,
-    { "Retry-After": String(retryAfter) },
+    `You've used ${formatAmount(used)} of ${formatAmount(limit)} credits ${windowWords()}; resets at ${resetsAt(end)}. ${IN_FLIGHT} ${NOTHING_SENT}`,
   );
+}
+
+function addressLimitError(used: number, limit: number, end: Date): AppError {
+  return new AppError(
+    "address_spend_limit",
+    `Visitors from your network have used ${formatAmount(used)} of ${formatAmount(limit)} credits ${windowWords()} ` +
+      `(everyone without a sign-in at your address counts together); resets at ${resetsAt(end)}. ${IN_FLIGHT} ${NOTHING_SENT}`,
+  );
+}
+
+/** Says when, never how much: the site's total spend is the operator's business. */
+function totalLimitError(end: Date): AppError {
+  return new AppError(
+    "total_spend_limit",
+    `This site has reached its spending limit for everyone ${windowWords()}; new videos can be made again after ${resetsAt(end)}. ${NOTHING_SENT}`,
+  );
+}
+
+function withRetryAfter(error: AppError, end: Date, now: number): AppError {
+  const retryAfter = Math.max(1, Math.ceil((end.getTime() - now) / 1000));
+  return new AppError(error.code, error.message, undefined, { "Retry-After": String(retryAfter) });
 }
 
 const formatAmount = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 2 });

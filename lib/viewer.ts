@@ -10,6 +10,15 @@ import { readCookie, VIEWER_COOKIE, VIEWER_MAX_AGE_SECONDS, verifyViewerCookie }
 export type Viewer = {
   /** Stable and opaque: stored as every generation's ownerId. */
   id: string;
+  /**
+   * True only for a viewer a real sign-in vouches for. Anyone can become a
+   * new anonymous viewer by dropping a cookie, so anonymous submissions are
+   * also bounded per client address (SPEND_LIMIT_ADDRESS_CREDITS); a signed-in
+   * viewer is bounded by their own cap (SPEND_LIMIT_CREDITS) and the total
+   * cap only, so that colleagues behind one office address do not share one.
+   * Left out, the viewer counts as anonymous: the safe side for money.
+   */
+  signedIn?: boolean;
 };
 
 /**

@@ -1,17 +1,16 @@
 "use server";
 
-import { cookies } from "next/headers";
+import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
-import { ADMIN_COOKIE, adminCookieOptions, adminEnabled, passwordIsRight, signAdminSession } from "@/lib/admin";
+import { ADMIN_COOKIE, adminCookieOptions, attemptAdminSignIn, signAdminSession } from "@/lib/admin";
 import { env } from "@/lib/env";
+import { visitorAddress } from "@/lib/rate-limit";
 
 export type AdminSignInState = { status: "idle" | "error"; message?: string };
 
 export async function signInAdmin(_previous: AdminSignInState, formData: FormData): Promise<AdminSignInState> {
-  const password = formData.get("password");
-  if (!adminEnabled() || typeof password !== "string" || !passwordIsRight(password)) {
-    return { status: "error", message: "That is not the admin password." };
-  }
+  const outcome = await attemptAdminSignIn({ password: formData.get("password"), address: visitorAddress(await headers()) });
+  if (!outcome.ok) return { status: "error", message: outcome.message };
   (await cookies()).set(ADMIN_COOKIE, signAdminSession(env.ADMIN_PASSWORD!), adminCookieOptions());
   redirect("/admin");
 }

@@ -2,7 +2,7 @@
 // then every change the tab may see, a heartbeat comment, and an end of its
 // own before a serverless host's maxDuration (the browser then reconnects
 // with its Last-Event-ID, which is why every event carries an `id:`).
-import type { EventHub } from "./hub";
+import type { EventHub, StreamHolder } from "./hub";
 import type { GenerationEvent } from "./types";
 
 export type StreamOptions = {
@@ -13,6 +13,8 @@ export type StreamOptions = {
   lastEventId: string | null;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
+  /** Whose stream it is, for the per-owner and per-address share of the slots. */
+  holder?: StreamHolder;
   lifetimeMs: number;
   heartbeatMs?: number;
   retryMs?: number;
@@ -36,17 +38,19 @@ export function formatChange(event: GenerationEvent): string {
 
 const RESYNC = "event: resync\ndata: {}\n\n";
 
-/** The stream, or undefined when this instance already serves its maximum of streams. */
+/** The stream, or undefined when its holder already has their share of streams or this instance its maximum. */
 export function openEventStream({
   hub,
   filter,
   lastEventId,
   signal,
+  holder,
   lifetimeMs,
   heartbeatMs = 15_000,
   retryMs = 1_000,
 }: StreamOptions): ReadableStream<Uint8Array> | undefined {
-  if (!hub.openStream()) return undefined;
+  const release = hub.claimStream(holder);
+  if (!release) return undefined;
   let cleanup = () => {};
 
   return new ReadableStream<Uint8Array>({
@@ -86,7 +90,7 @@ export function openEventStream({
         clearInterval(heartbeat);
         clearTimeout(lifetime);
         signal.removeEventListener("abort", onAbort);
-        hub.closeStream();
+        release();
         cleanup = () => {};
       };
       if (signal.aborted) return close();

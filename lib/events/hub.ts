@@ -8,17 +8,27 @@ const RECENT_MS = 5 * 60_000;
 
 export type Replay = { events: GenerationEvent[] } | "resync";
 
+/**
+ * Open streams this instance serves: in all, and per owner and per client
+ * address, so that one client cannot take every slot. Counted in memory: the
+ * slots are this instance's own connections.
+ */
+export type StreamLimits = { total: number; perOwner?: number; perAddress?: number };
+/** Who holds a stream: the viewer, and the client's address key (visitorKey). */
+export type StreamHolder = { ownerId: string; address: string };
+
 export class EventHub {
   private readonly recent: GenerationEvent[] = [];
   /** Events at or after this time are all in `recent` (it moves on with evictions and gaps). */
   private horizon = Date.now();
   private readonly local = new Set<BusListener>();
   private streams = 0;
+  private readonly held = new Map<string, number>();
   private mark = 0;
 
   constructor(
     private readonly bus: EventBus,
-    readonly maxStreams: number,
+    readonly limits: StreamLimits,
   ) {
     bus.subscribe({
       onEvent: (event) => {
@@ -60,15 +70,30 @@ export class EventHub {
     return { events: this.recent.filter((event) => event.at > at) };
   }
 
-  /** Claims a stream slot: false when this instance already serves its maximum. */
-  openStream(): boolean {
-    if (this.streams >= this.maxStreams) return false;
+  /**
+   * Claims a stream slot for `holder`, and returns the function that frees it
+   * (once, however often it is called); undefined when the owner or the
+   * address already holds its share (checked first), or the instance serves
+   * its maximum.
+   */
+  claimStream(holder?: StreamHolder): (() => void) | undefined {
+    const keys = holder ? [`owner:${holder.ownerId}`, `address:${holder.address}`] : [];
+    const shares = [this.limits.perOwner, this.limits.perAddress];
+    if (keys.some((key, i) => (this.held.get(key) ?? 0) >= (shares[i] ?? Infinity))) return undefined;
+    if (this.streams >= this.limits.total) return undefined;
     this.streams++;
-    return true;
-  }
-
-  closeStream() {
-    this.streams = Math.max(0, this.streams - 1);
+    for (const key of keys) this.held.set(key, (this.held.get(key) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.streams = Math.max(0, this.streams - 1);
+      for (const key of keys) {
+        const left = (this.held.get(key) ?? 1) - 1;
+        if (left > 0) this.held.set(key, left);
+        else this.held.delete(key);
+      }
+    };
   }
 
   get openStreams() {

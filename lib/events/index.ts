@@ -17,7 +17,11 @@ function createHub(): EventHub {
   const bus = /^postgres(ql)?:/.test(env.DATABASE_URL)
     ? createPostgresBus({ url: env.DATABASE_DIRECT_URL ?? env.DATABASE_URL })
     : createMemoryBus();
-  return new EventHub(bus, env.EVENTS_MAX_STREAMS);
+  return new EventHub(bus, {
+    total: env.EVENTS_MAX_STREAMS,
+    perOwner: env.EVENTS_MAX_STREAMS_PER_OWNER,
+    perAddress: env.EVENTS_MAX_STREAMS_PER_ADDRESS,
+  });
 }
 
 // Cached on globalThis in every environment, not only in development: route

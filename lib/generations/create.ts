@@ -6,21 +6,23 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { parseGenerationRequest } from "@/lib/models/input-schema";
 import { hitRateLimit } from "@/lib/rate-limit";
+import type { Viewer } from "@/lib/viewer";
 import { replaySubmission, submitGeneration, type SubmitResult } from "./submit";
 
 export async function createGeneration({
   body,
   idempotencyKey,
   visitor,
-  ownerId,
+  viewer,
 }: {
   body: unknown;
   idempotencyKey?: string;
-  /** Who is submitting, for the per-visitor rate limit (see visitorKey). */
+  /** The client's address as a key (visitorKey): the rate limit's, and the address spending cap's. */
   visitor: string;
-  /** The viewer the generation will belong to; idempotency keys are scoped to it. */
-  ownerId: string;
+  /** Whom the generation will belong to; idempotency keys are scoped to them. */
+  viewer: Viewer;
 }): Promise<SubmitResult> {
+  const ownerId = viewer.id;
   const parsed = parseGenerationRequest(body);
   if (!parsed.ok) throw new AppError("invalid_input", "Check the highlighted fields.", parsed.fieldErrors);
   if (idempotencyKey !== undefined && !/^[\w-]{8,100}$/.test(idempotencyKey)) {
@@ -46,7 +48,9 @@ export async function createGeneration({
       { "Retry-After": String(limit.retryAfterSeconds) },
     );
   }
-  return submitGeneration({ model: parsed.model, input: parsed.input, idempotency, ownerId });
+  // An anonymous visitor is also counted against their address (lib/viewer.ts, signedIn).
+  const clientKey = viewer.signedIn ? undefined : visitor;
+  return submitGeneration({ model: parsed.model, input: parsed.input, idempotency, ownerId, clientKey });
 }
 
 /** The request an idempotency key is bound to: the model and the validated input, keys sorted. */

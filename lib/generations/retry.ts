@@ -3,6 +3,7 @@
 // retried, so a double click (or two tabs) creates one new generation.
 import "server-only";
 import { AppError } from "@/lib/errors";
+import type { Viewer } from "@/lib/viewer";
 import { createGeneration } from "./create";
 import { getGeneration } from "./queries";
 import type { SubmitResult } from "./submit";
@@ -10,8 +11,8 @@ import type { SubmitResult } from "./submit";
 export const RETRYABLE_STATES = ["FAILURE", "SUBMIT_FAILED"] as const;
 
 /** Only the owner's own generations: a showcase card of someone else's is not theirs to retry. */
-export async function retryGeneration({ id, visitor, ownerId }: { id: string; visitor: string; ownerId: string }): Promise<SubmitResult> {
-  const original = await getGeneration({ id, owner: { ownerId } });
+export async function retryGeneration({ id, visitor, viewer }: { id: string; visitor: string; viewer: Viewer }): Promise<SubmitResult> {
+  const original = await getGeneration({ id, owner: { ownerId: viewer.id } });
   if (!original) throw new AppError("not_found", "No such generation.");
   if (!(RETRYABLE_STATES as readonly string[]).includes(original.state)) {
     throw new AppError("conflict", "Only a failed or unsubmitted generation can be retried.");
@@ -20,6 +21,6 @@ export async function retryGeneration({ id, visitor, ownerId }: { id: string; vi
     body: { model: original.model, input: { ...original.input, prompt: original.prompt } },
     idempotencyKey: `retry-${original.id}`,
     visitor,
-    ownerId,
+    viewer,
   });
 }

@@ -27,6 +27,7 @@ export async function submitGeneration({
   input,
   idempotency,
   ownerId,
+  clientKey,
 }: {
   model: ModelSpec;
   input: GenerationInput;
@@ -34,11 +35,13 @@ export async function submitGeneration({
   idempotency?: { key: string; requestHash: string };
   /** The viewer it belongs to (lib/viewer.ts). */
   ownerId: string;
+  /** An anonymous submitter's address key: the address spending cap counts it. */
+  clientKey?: string;
 }): Promise<SubmitResult> {
   const { prompt, ...rest } = input;
   let row;
   try {
-    // Owners (#15): the spending cap refuses here, before the gateway is asked.
+    // The spending caps (owner, address, total) refuse here, before the gateway is asked.
     const costEstimate = estimateCredits(model, typeof input.duration === "number" ? input.duration : undefined);
     row = await createWithinSpendLimit({
       model: model.id,
@@ -49,6 +52,7 @@ export async function submitGeneration({
       // Stored from the start, so that a failed or abandoned submission says what will really happen.
       callbackEnabled: callbacksReachable(),
       ownerId,
+      clientKey,
       costEstimate,
       promptSearch: searchText(prompt), // gallery-ux (#17): feeds the gallery's search
     });

@@ -1,7 +1,10 @@
 // The per-visitor submission limit (kept in the database) and the optional
 // access gate of deployed instances.
+import http from "node:http";
+import { Socket } from "node:net";
 import { afterAll, beforeEach, describe, expect, test } from "vitest";
 import { NextRequest } from "next/server";
+import { stampPeerAddress } from "@/lib/peer-address";
 import { startApp } from "../support/app";
 import { submitPrompt } from "../support/generations";
 import { uniqueMarker } from "../support/simulator-control";
@@ -9,7 +12,8 @@ import { uniqueMarker } from "../support/simulator-control";
 // An hour's window: a test's few seconds almost never straddle two fixed windows.
 const app = await startApp({ env: { SUBMIT_RATE_LIMIT: "3", SUBMIT_RATE_WINDOW_SECONDS: "3600", APP_PASSWORD: "correct horse battery" } });
 const { prisma } = await import("@/lib/db");
-const { hitRateLimit } = await import("@/lib/rate-limit");
+const { hitRateLimit, visitorKey } = await import("@/lib/rate-limit");
+const { createGeneration } = await import("@/lib/generations/create");
 const { proxy } = await import("@/proxy");
 
 afterAll(() => app.close());
@@ -40,6 +44,31 @@ describe("submission rate limit", () => {
     expect((await app.simulator.requests(marker)).filter((r) => r.method === "POST")).toHaveLength(3);
   });
 
+  test("an IPv6 client taking a new address of its /64 for each submission is one visitor: the fourth → rate_limited", async () => {
+    const marker = uniqueMarker("v6");
+    /** The headers a route sees for a request whose socket came from `peer`, as under `next start`. */
+    const from = (peer: string) => {
+      const request = new http.IncomingMessage(new Socket());
+      Object.defineProperty(request.socket, "remoteAddress", { value: peer });
+      stampPeerAddress(request);
+      return new Headers(request.headers as Record<string, string>);
+    };
+    const outcomes: string[] = [];
+    for (let i = 1; i <= 4; i++) {
+      const visitor = visitorKey(from(`2001:db8:77:1:${i.toString(16)}::${i}`));
+      const submission = createGeneration({
+        body: { model: "alpha-2.5-text-to-video-480p", input: { prompt: `v6 ${i} ${marker}`, duration: 2 } },
+        visitor,
+        viewer: { id: `${marker}-${i}` },
+      });
+      outcomes.push(await submission.then(({ generation }) => generation.state, (error: { code: string }) => error.code));
+    }
+    expect(outcomes).toEqual(["PENDING", "PENDING", "PENDING", "rate_limited"]);
+    // The next /64 is another visitor.
+    expect(visitorKey(from("2001:db8:77:2::1"))).not.toBe(visitorKey(from("2001:db8:77:1::1")));
+    expect((await app.simulator.requests(marker)).filter((r) => r.method === "POST")).toHaveLength(3);
+  });
+
   test("windows of visitors long gone are pruned", async () => {
     const stale = `test:${uniqueMarker("gone")}`;
     await prisma.rateLimit.create({ data: { key: stale, windowStart: new Date(Date.now() - 2 * 86_400_000), count: 1 } });
@@ -52,8 +81,8 @@ describe("submission rate limit", () => {
     const now = Date.UTC(2026, 0, 1, 0, 0, 30);
     const hits = await Promise.all(Array.from({ length: 5 }, () => hitRateLimit({ key, limit: 3, windowSeconds: 60, now })));
     expect(hits.filter((h) => h.allowed)).toHaveLength(3);
-    expect(hits.find((h) => !h.allowed)).toEqual({ allowed: false, retryAfterSeconds: 30 });
-    expect(await hitRateLimit({ key, limit: 3, windowSeconds: 60, now: now + 60_000 })).toEqual({ allowed: true });
+    expect(hits.find((h) => !h.allowed)).toMatchObject({ allowed: false, retryAfterSeconds: 30 });
+    expect(await hitRateLimit({ key, limit: 3, windowSeconds: 60, now: now + 60_000 })).toEqual({ allowed: true, count: 1 });
     expect(await prisma.rateLimit.findUniqueOrThrow({ where: { key } })).toMatchObject({ count: 1 });
   });
 });

@@ -7,7 +7,8 @@ import { submitPrompt } from "../support/generations";
 import { uniqueMarker } from "../support/simulator-control";
 import { SseReader } from "../support/sse-reader";
 
-const app = await startApp({ env: { POLL_STALE_MS: "1000", SIMULATOR_PENDING_MS: "300" } });
+// One visitor keeps a stream per test open until the end: more than a browser's share (its own test: event-stream-slots).
+const app = await startApp({ env: { POLL_STALE_MS: "1000", SIMULATOR_PENDING_MS: "300", EVENTS_MAX_STREAMS_PER_OWNER: "100", EVENTS_MAX_STREAMS_PER_ADDRESS: "100" } });
 const { prisma } = await import("@/lib/db");
 const { env } = await import("@/lib/env");
 

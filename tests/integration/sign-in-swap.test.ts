@@ -9,7 +9,7 @@ vi.mock("@/lib/viewer", async (importOriginal) => ({
   // A fork's version: the signed-in user, or null when signed out.
   getViewer: async (request?: Request) => {
     const user = request?.headers.get("x-session-user");
-    return user ? { id: `user:${user}` } : null;
+    return user ? { id: `user:${user}`, signedIn: true } : null;
   },
 }));
 

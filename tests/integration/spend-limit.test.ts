@@ -8,7 +8,10 @@ import { uniqueMarker } from "../support/simulator-control";
 // 2-second 480p videos: 0.2816 credits each, so seven fit under 2 credits and the eighth does not.
 const CAP = 2;
 const ESTIMATE = 0.2816;
-const app = await startApp({ env: { SPEND_LIMIT_CREDITS: String(CAP), SPEND_LIMIT_WINDOW: "day", SUBMIT_RATE_LIMIT: "0" } });
+// Every visitor here submits from 127.0.0.1: the address cap (its own file, spend-caps-anonymous) is off.
+const app = await startApp({
+  env: { SPEND_LIMIT_CREDITS: String(CAP), SPEND_LIMIT_ADDRESS_CREDITS: "0", SPEND_LIMIT_WINDOW: "day", SUBMIT_RATE_LIMIT: "0" },
+});
 const { prisma } = await import("@/lib/db");
 
 afterAll(() => app.close());

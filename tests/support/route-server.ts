@@ -60,6 +60,8 @@ export function createRouteServer(): http.Server {
     // Streamed, not buffered: an event stream never ends on its own.
     if (!response.body) return void res.end();
     const reader = response.body.getReader();
+    // As Next does (it pipes with a signal tied to the socket): a client that goes away cancels the body.
+    res.on("close", () => void reader.cancel().catch(() => undefined));
     try {
       for (let next = await reader.read(); !next.done; next = await reader.read()) res.write(next.value);
     } catch {

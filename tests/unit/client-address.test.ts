@@ -1,7 +1,7 @@
 import http from "node:http";
 import { Socket } from "node:net";
 import { describe, expect, test } from "vitest";
-import { clientAddress, stampPeerAddress } from "@/lib/peer-address";
+import { addressGroup, clientAddress, stampPeerAddress } from "@/lib/peer-address";
 
 /** The headers a route handler sees for a request from `peer` carrying `forwarded`, once stamped as under `next start`. */
 function stamped(peer: string, forwarded?: string): Headers {
@@ -31,5 +31,24 @@ describe("clientAddress", () => {
     ["no header at all", {}, 0, "unknown"],
   ])("unstamped: %s", (_name, headers, hops, expected) => {
     expect(clientAddress(new Headers(headers), hops)).toBe(expected);
+  });
+});
+
+describe("addressGroup: one client, as limits count it", () => {
+  test.each([
+    ["IPv4: the whole address", "203.0.113.5", "203.0.113.5"],
+    ["IPv4 with a port a proxy appended", "203.0.113.5:51234", "203.0.113.5"],
+    ["IPv6: its /64", "2001:db8:1:2:3:4:5:6", "2001:db8:1:2::/64"],
+    ["IPv6 elsewhere in the same /64: the same group", "2001:0DB8:0001:0002:ffff::9", "2001:db8:1:2::/64"],
+    ["IPv6 in the next /64: another group", "2001:db8:1:3::1", "2001:db8:1:3::/64"],
+    ["IPv6 with \"::\" inside the prefix", "2001:db8::1", "2001:db8:0:0::/64"],
+    ["IPv6 in brackets with a port", "[2001:db8:1:2::1]:443", "2001:db8:1:2::/64"],
+    ["IPv6 with a zone", "fe80::1%eth0", "fe80:0:0:0::/64"],
+    ["IPv6 loopback", "::1", "0:0:0:0::/64"],
+    ["IPv4-mapped (a dual-stack socket's IPv4 client): the IPv4 address", "::ffff:198.51.100.7", "198.51.100.7"],
+    ["IPv4-mapped in hex", "::ffff:c633:6407", "198.51.100.7"],
+    ["not an address: kept as written", "unknown", "unknown"],
+  ])("%s", (_name, address, expected) => {
+    expect(addressGroup(address)).toBe(expected);
   });
 });

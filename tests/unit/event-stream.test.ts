@@ -33,7 +33,7 @@ function open(hub: EventHub, options: Partial<Parameters<typeof openEventStream>
 
 describe("a viewer's stream", () => {
   test("never carries another owner's generation, live or replayed", async () => {
-    const hub = new EventHub(createMemoryBus(), 10);
+    const hub = new EventHub(createMemoryBus(), { total: 10 });
     const first = open(hub, { filter: ownedBy("owner-alice") });
     const opened = await readUntil(first.stream!, (t) => t.includes("event: ready"));
     const mark = /id: (\d+)\nevent: ready/.exec(opened)![1]!;
@@ -56,7 +56,7 @@ describe("a viewer's stream", () => {
 
 describe("stream lifecycle", () => {
   test("streams are bounded per instance, and a closed tab frees its slot and its listener", async () => {
-    const hub = new EventHub(createMemoryBus(), 2);
+    const hub = new EventHub(createMemoryBus(), { total: 2 });
     const a = open(hub);
     const b = open(hub);
     expect(a.stream && b.stream).toBeTruthy();
@@ -74,8 +74,26 @@ describe("stream lifecycle", () => {
     expect(hub.listeners).toBe(0);
   });
 
+  test("one owner or one address gets its share of the slots, never all of them; a closed stream frees its share", () => {
+    const hub = new EventHub(createMemoryBus(), { total: 5, perOwner: 2, perAddress: 3 });
+    const as = (ownerId: string, address: string) => open(hub, { holder: { ownerId, address } });
+    const ann = [as("ann", "home"), as("ann", "home")];
+    expect(ann.every((s) => s.stream)).toBe(true);
+    expect(as("ann", "office").stream).toBeUndefined(); // ann's share, wherever she is
+    expect(as("ben", "home").stream).toBeDefined(); // the address's third
+    expect(as("cat", "home").stream).toBeUndefined(); // the address's share
+    expect(as("cat", "away").stream).toBeDefined();
+    expect(hub.openStreams).toBe(4);
+    ann[0]!.abort.abort();
+    ann[0]!.abort.abort();
+    expect(hub.openStreams).toBe(3);
+    expect(as("ann", "home").stream).toBeDefined();
+    expect(as("dan", "elsewhere").stream).toBeDefined();
+    expect(as("eve", "elsewhere").stream).toBeUndefined(); // the instance's five
+  });
+
   test("a stream ends itself before its lifetime is up, and sends heartbeats meanwhile", async () => {
-    const hub = new EventHub(createMemoryBus(), 2);
+    const hub = new EventHub(createMemoryBus(), { total: 2 });
     const started = Date.now();
     const { stream } = open(hub, { lifetimeMs: 400, heartbeatMs: 100 });
     const text = await readUntil(stream!, () => false, 5000);
@@ -88,7 +106,7 @@ describe("stream lifecycle", () => {
   test("a bus gap tells every stream to revalidate", async () => {
     let gap = () => {};
     const bus = createMemoryBus();
-    const hub = new EventHub({ ...bus, subscribe: (listener) => ((gap = listener.onGap), bus.subscribe(listener)) }, 2);
+    const hub = new EventHub({ ...bus, subscribe: (listener) => ((gap = listener.onGap), bus.subscribe(listener)) }, { total: 2 });
     const { stream, abort } = open(hub);
     await readUntil(stream!, (t) => t.includes("event: ready"));
     gap();

@@ -35,7 +35,7 @@ export const POST = withViewer(async (request, _context, viewer) => {
     body,
     idempotencyKey,
     visitor: visitorKey(request.headers),
-    ownerId: viewer.id,
+    viewer,
   });
   if (error) {
     return Response.json(

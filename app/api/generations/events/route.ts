@@ -7,6 +7,7 @@ import { env } from "@/lib/env";
 import { AppError, errorResponse } from "@/lib/errors";
 import { eventHub, openEventStream, SSE_HEADERS, type GenerationEvent } from "@/lib/events";
 import type { OwnerScope } from "@/lib/generations/queries";
+import { visitorKey } from "@/lib/rate-limit";
 import { galleryScope, withViewer } from "@/lib/with-viewer";
 
 export const dynamic = "force-dynamic";
@@ -26,10 +27,11 @@ export const GET = withViewer(async (request, _context, viewer) => {
     // carries it across the fresh EventSource a tab opens after a refusal.
     lastEventId: request.headers.get("last-event-id") ?? new URL(request.url).searchParams.get("lastEventId"),
     signal: request.signal,
+    holder: { ownerId: viewer.id, address: visitorKey(request.headers) },
     lifetimeMs: env.EVENTS_STREAM_SECONDS * 1000,
   });
   if (!stream) {
-    // The browser falls back to polling and tries again later.
+    // This browser or its network holds its share of streams, or the instance is full: the tab polls and tries again later.
     return errorResponse(new AppError("rate_limited", "Too many live connections; this tab polls instead.", undefined, { "Retry-After": "30" }));
   }
   return new Response(stream, { headers: SSE_HEADERS });
