@@ -238,7 +238,7 @@ test("10 runners racing for one due job (instances, cron, readers): one claims i
   await prisma.generation.update({ where: { id }, data: { state: "SUCCESS", resultUrls: JSON.stringify(task!.resultUrls), completedAt: new Date() } });
   await scheduleMediaCopies({ generationIds: [id] });
   const claims = await Promise.all(Array.from({ length: 10 }, () => runDueMediaJobs({ generationIds: [id] })));
-  expect(claims.reduce((a, b) => a + b, 0)).toBe(1);
+  expect(claims.reduce((sum, claim) => sum + claim.ran, 0)).toBe(1);
   expect(await prisma.mediaCopy.findMany({ where: { generationId: id } })).toEqual([expect.objectContaining({ state: "DONE", attempts: 1 })]);
   expect((await app.simulator.media(marker)).filter((m) => m.method === "GET")).toHaveLength(1);
 });
