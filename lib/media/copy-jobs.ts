@@ -6,7 +6,7 @@
 import "server-only";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
-import { isHttpUrl, safeJsonParse } from "@/lib/gateway/task";
+import { isHttpUrl, MAX_RESULT_URLS, safeJsonParse } from "@/lib/gateway/task";
 import type { MediaCopy } from "@/lib/generated/prisma/client";
 import { runCopyAttempt } from "./copy-attempt";
 import { getMediaStorage, mediaStorageEnabled, type MediaStorage } from "./storage";
@@ -190,7 +190,8 @@ export async function expireStoredMedia(): Promise<number> {
   return count;
 }
 
+/** The URLs to copy: http(s) only, and no more than a snapshot keeps (rows written before that bound may hold more). */
 function parseUrls(text: string): string[] {
   const value = safeJsonParse(text);
-  return Array.isArray(value) ? value.filter((u): u is string => typeof u === "string" && isHttpUrl(u)) : [];
+  return Array.isArray(value) ? value.filter((u): u is string => typeof u === "string" && isHttpUrl(u)).slice(0, MAX_RESULT_URLS) : [];
 }
