@@ -67,13 +67,12 @@ async function send(res: http.ServerResponse, body: Readable, { bytesPerSecond, 
   const started = Date.now();
   let sent = 0;
   try {
-    for await (const data of body) {
-      let chunk = data as Buffer;
+    for await (const chunk of paced(body, bytesPerSecond)) {
       const cut = cutAfter !== undefined && sent + chunk.length >= cutAfter;
-      if (cut) chunk = chunk.subarray(0, cutAfter - sent);
+      const piece = cut ? chunk.subarray(0, cutAfter - sent) : chunk;
       if (res.destroyed) break;
-      const flushed = new Promise<void>((resolve) => res.write(chunk, () => resolve()));
-      sent += chunk.length;
+      const flushed = new Promise<void>((resolve) => res.write(piece, () => resolve()));
+      sent += piece.length;
       if (cut) {
         await flushed;
         res.destroy();
@@ -87,6 +86,19 @@ async function send(res: http.ServerResponse, body: Readable, { bytesPerSecond, 
   }
   if (!res.destroyed) res.end();
   return sent;
+}
+
+/**
+ * The body in pieces of at most a twentieth of a second's worth when paced, so
+ * that a slow download trickles evenly as a slow host's does, rather than in
+ * 64 KB bursts with long silences between them.
+ */
+async function* paced(body: Readable, bytesPerSecond: number | undefined): AsyncGenerator<Buffer> {
+  const most = bytesPerSecond ? Math.max(1, Math.floor(bytesPerSecond / 20)) : Infinity;
+  for await (const data of body) {
+    const chunk = data as Buffer;
+    for (let at = 0; at < chunk.length; at += most) yield chunk.subarray(at, at + most);
+  }
 }
 
 function drained(res: http.ServerResponse): Promise<void> {

@@ -32,6 +32,7 @@ export function addSubmission(key: string, { model, prompt }: { model: string; p
     prompt,
     input: {},
     resultUrls: [],
+    resultUrlsDropped: 0,
     storedMedia: [],
     creditsConsumed: null,
     error: null,

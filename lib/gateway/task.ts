@@ -8,7 +8,10 @@ export type TaskState = (typeof TASK_STATES)[number];
 export type TaskSnapshot = {
   taskId: string;
   state: TaskState;
+  /** At most MAX_RESULT_URLS, in the gateway's order. */
   resultUrls: string[];
+  /** How many more http(s) URLs the gateway named past MAX_RESULT_URLS: counted, not kept. */
+  droppedResultUrls?: number;
   creditsConsumed: number | null;
   failCode: string | null;
   failMessage: string | null;
@@ -25,6 +28,12 @@ const urlList = z.preprocess(
   (v) => (typeof v === "string" ? safeJsonParse(v) : v),
   z.array(z.string()),
 );
+
+/**
+ * Result URLs kept (and copied) per task. A task makes one video, sometimes a
+ * few; a body of 64 KB could name ~800, each a copy job of up to MEDIA_MAX_BYTES.
+ */
+export const MAX_RESULT_URLS = 16;
 
 /** Far above any price in the spec (credits are USD, a task costs cents to dollars): a bigger number is not a charge. */
 export const MAX_CREDITS = 100_000;
@@ -49,10 +58,12 @@ export const taskSchema = z.looseObject({
 
 export function toTaskSnapshot(task: z.infer<typeof taskSchema>): TaskSnapshot {
   const { taskId, state, resultUrls, creditsConsumed, failCode, failMsg, ...rest } = task;
+  const urls = (resultUrls ?? []).filter(isHttpUrl);
   return {
     taskId,
     state,
-    resultUrls: (resultUrls ?? []).filter(isHttpUrl),
+    resultUrls: urls.slice(0, MAX_RESULT_URLS),
+    droppedResultUrls: Math.max(0, urls.length - MAX_RESULT_URLS),
     creditsConsumed: creditsConsumed ?? null,
     failCode: failCode == null ? null : withoutNul(String(failCode)),
     failMessage: failMsg == null ? null : withoutNul(failMsg),

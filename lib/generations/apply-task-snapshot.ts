@@ -58,6 +58,7 @@ async function apply({ generationId, snapshot, source, detail }: ApplyArgs, { on
       data: {
         state: snapshot.state,
         resultUrls: JSON.stringify(succeeded ? snapshot.resultUrls : []),
+        resultUrlsDropped: succeeded ? (snapshot.droppedResultUrls ?? 0) : 0,
         // Charged on SUCCESS only; a FAILURE costs 0 whatever the payload says.
         creditsConsumed: succeeded ? snapshot.creditsConsumed : 0,
         errorCode: succeeded ? null : (snapshot.failCode ?? "generation_failed"),

@@ -17,6 +17,8 @@ export type Generation = {
   prompt: string;
   input: Record<string, unknown>;
   resultUrls: string[];
+  /** Result URLs the gateway named past the ones kept (MAX_RESULT_URLS): never stored or copied. */
+  resultUrlsDropped: number;
   /** The app's own copies of the results (lib/media), by position in resultUrls. */
   storedMedia: StoredMedia[];
   creditsConsumed: number | null;
@@ -48,6 +50,7 @@ export function toGeneration(row: GenerationRow & { mediaCopies?: MediaCopy[] },
     input: isRecord(input) ? input : {},
     // Re-checked on the way out: only http(s) URLs ever reach a player or a link.
     resultUrls: Array.isArray(urls) ? urls.filter((u): u is string => typeof u === "string" && isHttpUrl(u)) : [],
+    resultUrlsDropped: row.resultUrlsDropped,
     storedMedia: (row.mediaCopies ?? []).map(toStoredMedia).sort((a, b) => a.position - b.position),
     creditsConsumed: row.creditsConsumed,
     error: row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? "" } : null,

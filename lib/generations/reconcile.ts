@@ -2,6 +2,7 @@
 // delivery log within its retention bound, and run the media copy jobs.
 import "server-only";
 import { prisma } from "@/lib/db";
+import { env } from "@/lib/env";
 import { expireStoredMedia, runDueMediaJobs, scheduleMediaCopies } from "@/lib/media/copy-jobs";
 import { pruneRateLimits } from "@/lib/rate-limit";
 import { announceGenerationChange } from "./publish-change";
@@ -16,7 +17,7 @@ const ABANDONED_WITH_CALLBACKS =
 const ABANDONED_WITHOUT_CALLBACKS =
   "The app stopped before the gateway confirmed this submission, and callbacks are off, so a task the gateway may have started cannot be followed here: check the gateway's dashboard before trying again; if it did not start it, nothing was charged.";
 
-export async function reconcile(): Promise<{ polled: number; abandoned: number; prunedDeliveries: number; mediaJobs: number }> {
+export async function reconcile(): Promise<{ polled: number; abandoned: number; prunedDeliveries: number; mediaJobs: number; mediaJobsStillRunning: number }> {
   let polled = 0;
   for (let batch = 0; batch < MAX_BATCHES; batch++) {
     const count = await refreshStaleGenerations();
@@ -49,9 +50,10 @@ export async function reconcile(): Promise<{ polled: number; abandoned: number; 
   const cutoff = new Date(Date.now() - DELIVERY_RETENTION_DAYS * 86_400_000);
   const { count: prunedDeliveries } = await prisma.delivery.deleteMany({ where: { createdAt: { lt: cutoff } } });
   // Copies: jobs any SUCCESS lacks (a crash after the transition), expired
-  // copies to delete, then every due job this run can lease.
+  // copies to delete, then the due jobs this run can lease, waited for within
+  // a budget so that a slow host never keeps the cron from answering.
   await scheduleMediaCopies();
   await expireStoredMedia();
-  const mediaJobs = await runDueMediaJobs();
-  return { polled, abandoned, prunedDeliveries, mediaJobs };
+  const media = await runDueMediaJobs({ budgetMs: env.MEDIA_CRON_BUDGET_MS });
+  return { polled, abandoned, prunedDeliveries, mediaJobs: media.ran, mediaJobsStillRunning: media.stillRunning };
 }

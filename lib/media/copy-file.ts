@@ -1,12 +1,14 @@
 // One copy: the gateway's file streamed into storage, counted, capped and
-// hashed on the way, and refused as incomplete when fewer bytes arrive than
-// the gateway announced. Nothing is held in memory beyond a stream's buffers.
+// hashed on the way, bounded in time (transfer-guard.ts), and refused as
+// incomplete when fewer bytes arrive than the gateway announced. Nothing is
+// held in memory beyond a stream's buffers.
 import "server-only";
 import { createHash } from "node:crypto";
 import { Transform, type TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { DownloadError, openDownload } from "./safe-download";
+import { DownloadError, openDownload, tooLarge } from "./safe-download";
 import type { MediaStorage } from "./storage";
+import { formatBytes, guardTransfer, type TransferLimits } from "./transfer-guard";
 
 export type CopiedFile = { size: number; sha256: string; contentType: string };
 
@@ -16,6 +18,8 @@ export async function copyFile({
   storage,
   trustedOrigin,
   maxBytes,
+  storageLeft,
+  limits,
   signal,
 }: {
   sourceUrl: string;
@@ -23,23 +27,61 @@ export async function copyFile({
   storage: MediaStorage;
   trustedOrigin: string | null;
   maxBytes: number;
+  /** Bytes the storage quota still allows (undefined: no quota). */
+  storageLeft?: number;
+  limits: TransferLimits;
+  /** Aborts the copy from outside (its lease was lost). */
   signal?: AbortSignal;
 }): Promise<CopiedFile> {
-  const download = await openDownload({ url: sourceUrl, trustedOrigin, maxBytes, signal });
-  const meter = new Meter(download.length, maxBytes);
-  const contentType = mediaContentType(download.contentType, sourceUrl);
-  // pipeline passes a cut connection (an error or a premature close) on to
-  // the meter, which fails the upload: nothing incomplete is stored.
-  const piping = pipeline(download.body, meter).catch((error: unknown) => {
-    throw error instanceof DownloadError ? error : new DownloadError(`The download was cut short after ${meter.bytes} bytes.`, false);
-  });
+  const abort = new AbortController();
+  const stopOuter = forward(signal, abort);
+  let meter: Meter | undefined;
+  const stopGuard = guardTransfer({ limits, bytes: () => meter?.bytes ?? 0, abort });
+  // Whatever error the streams report, a limit that cut the transfer is what happened.
+  const why = (error: unknown) => (abort.signal.reason instanceof DownloadError ? abort.signal.reason : error);
   try {
-    await Promise.all([storage.put({ key, body: meter, contentType }), piping]);
+    const download = await openDownload({ url: sourceUrl, trustedOrigin, maxBytes, signal: abort.signal }).catch((error: unknown) => {
+      throw why(error);
+    });
+    try {
+      if (storageLeft !== undefined && download.length !== null && download.length > storageLeft) throw quotaFull(storageLeft);
+      const counted = (meter = new Meter(download.length, maxBytes, storageLeft));
+      const contentType = mediaContentType(download.contentType, sourceUrl);
+      // pipeline passes a cut connection (an error or a premature close) on to
+      // the meter, which fails the upload: nothing incomplete is stored.
+      const piping = pipeline(download.body, counted).catch((error: unknown) => {
+        throw why(error instanceof DownloadError ? error : new DownloadError(`The download was cut short after ${counted.bytes} bytes.`, false));
+      });
+      await Promise.all([storage.put({ key, body: counted, contentType }), piping]).catch((error: unknown) => {
+        throw why(error);
+      });
+      return { size: counted.bytes, sha256: counted.hash.digest("hex"), contentType };
+    } finally {
+      download.body.destroy();
+    }
   } finally {
-    download.body.destroy();
+    stopGuard();
+    stopOuter();
   }
-  return { size: meter.bytes, sha256: meter.hash.digest("hex"), contentType };
 }
+
+/** Aborts `to` when `from` aborts; returns the function that stops listening. */
+function forward(from: AbortSignal | undefined, to: AbortController): () => void {
+  if (!from) return () => {};
+  const onAbort = () => to.abort(from.reason);
+  if (from.aborted) onAbort();
+  from.addEventListener("abort", onAbort, { once: true });
+  return () => from.removeEventListener("abort", onAbort);
+}
+
+/** Permanent: copies fail visibly (FAILED, with this message) once the quota is used up. */
+export const quotaFull = (left: number) =>
+  new DownloadError(
+    left <= 0
+      ? "Not stored: the media storage quota (MEDIA_STORAGE_QUOTA_BYTES) is full."
+      : `Not stored: the file is larger than the ${formatBytes(left)} left in the media storage quota (MEDIA_STORAGE_QUOTA_BYTES).`,
+    true,
+  );
 
 class Meter extends Transform {
   bytes = 0;
@@ -48,13 +90,15 @@ class Meter extends Transform {
   constructor(
     private readonly expected: number | null,
     private readonly maxBytes: number,
+    private readonly storageLeft: number | undefined,
   ) {
     super();
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback) {
     this.bytes += chunk.length;
-    if (this.bytes > this.maxBytes) return done(new DownloadError(`The file is larger than the ${this.maxBytes}-byte limit.`, true));
+    if (this.bytes > this.maxBytes) return done(tooLarge(this.maxBytes));
+    if (this.storageLeft !== undefined && this.bytes > this.storageLeft) return done(quotaFull(this.storageLeft));
     this.hash.update(chunk);
     done(null, chunk);
   }

@@ -6,33 +6,31 @@
 import "server-only";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
-import { isHttpUrl, safeJsonParse } from "@/lib/gateway/task";
+import { isHttpUrl, MAX_RESULT_URLS, safeJsonParse } from "@/lib/gateway/task";
 import type { MediaCopy } from "@/lib/generated/prisma/client";
-import { copyFile } from "./copy-file";
-import { DownloadError } from "./safe-download";
+import { runCopyAttempt } from "./copy-attempt";
 import { getMediaStorage, mediaStorageEnabled, type MediaStorage } from "./storage";
-import { updateMediaCopyIf } from "./update-if";
 
-const MAX_BACKOFF_MS = 3600_000;
 const BATCH = 10;
 /** Gateways keep results 14 days at most: older SUCCESS rows without copies are not worth a job. */
 const BACKFILL_WINDOW_MS = 14 * 86_400_000;
 
 /** At most this many copies run at once from requestMediaCopies in one process; the others wait, PENDING, for a slot. */
 const CONCURRENT_COPIES = 4;
+/** Past this many jobs waiting for a slot, more are left to the cron and readers: their rows keep them. */
+const WAITING_MAX = 1_000;
 /** Generations per round of the queue: one query finds their missing jobs, one creates them, one finds the due ones. */
 const ROUND = 100;
 
 const wanted = new Set<string>();
 let pumping = false;
-let running = 0;
-const waitingForSlot: (() => void)[] = [];
 
 /**
  * Asks for the copy jobs of these SUCCESS generations to be created and run,
  * in the background. Asks made while a round is under way wait for the next
  * one, so a burst of callbacks costs a few batched queries, not a handful
- * each; and at most CONCURRENT_COPIES downloads run at once. The rows are the
+ * each. Rounds never wait for a download slot: every SUCCESS gets its jobs at
+ * once, however busy (or slow) the running copies are. The rows are the
  * truth: whatever this process does not get to, the cron and readers find.
  */
 export function requestMediaCopies(generationIds: readonly string[]): void {
@@ -51,13 +49,7 @@ async function pump(): Promise<void> {
         await scheduleMediaCopies({ generationIds: ids });
         const storage = await getMediaStorage();
         if (!storage) return;
-        for (const job of await findDueJobs({ generationIds: ids, take: ROUND })) {
-          await takeSlot();
-          // A job that cannot even record its failure (the database locked, gone) stays due for the next runner.
-          void runJob(job, storage)
-            .catch((error: unknown) => console.error(`[framehook] media job ${job.id} could not run`, error))
-            .finally(releaseSlot);
-        }
+        for (const job of await findDueJobs({ generationIds: ids, take: ROUND })) runInSlot(job, storage);
       } catch (error) {
         console.error("[framehook] media copies could not start", error);
       }
@@ -67,14 +59,38 @@ async function pump(): Promise<void> {
   }
 }
 
-async function takeSlot(): Promise<void> {
-  while (running >= CONCURRENT_COPIES) await new Promise<void>((resolve) => waitingForSlot.push(resolve));
-  running++;
+// This process's download slots. A job waiting here is still a due PENDING
+// row: another runner (the cron, an instance) may take it first, and then
+// its claim here is a no-op.
+const waiting: { job: MediaCopy; storage: MediaStorage }[] = [];
+const inSlotsOrWaiting = new Set<string>();
+let running = 0;
+
+function runInSlot(job: MediaCopy, storage: MediaStorage): void {
+  if (inSlotsOrWaiting.has(job.id) || waiting.length >= WAITING_MAX) return;
+  inSlotsOrWaiting.add(job.id);
+  waiting.push({ job, storage });
+  startWaiting();
 }
 
-function releaseSlot(): void {
-  running--;
-  waitingForSlot.shift()?.();
+function startWaiting(): void {
+  while (running < CONCURRENT_COPIES && waiting.length > 0) {
+    const { job, storage } = waiting.shift()!;
+    running++;
+    void runJob(job, storage).finally(() => {
+      running--;
+      inSlotsOrWaiting.delete(job.id);
+      startWaiting();
+    });
+  }
+}
+
+/** An attempt that cannot even record its failure (the database locked, gone) leaves the job due for the next runner. */
+function runJob(job: MediaCopy, storage: MediaStorage): Promise<boolean> {
+  return runCopyAttempt(job, storage).catch((error: unknown) => {
+    console.error(`[framehook] media job ${job.id} could not run`, error);
+    return false;
+  });
 }
 
 /**
@@ -117,13 +133,35 @@ export async function scheduleMediaCopies({ generationIds }: { generationIds?: s
 
 const isUniqueViolation = (error: unknown) => (error as { code?: string } | null)?.code === "P2002";
 
-/** Runs the due jobs (all, or those of `generationIds`) this caller can lease; resolves when they are finished. */
-export async function runDueMediaJobs({ generationIds }: { generationIds?: string[] } = {}): Promise<number> {
+/**
+ * Runs the due jobs (all, or those of `generationIds`) this caller can lease,
+ * and resolves when they are finished or after `budgetMs`, whichever comes
+ * first, with how many it ran to the end. A job still running then goes on
+ * under its lease and within its own deadline; jobs not yet due or leased
+ * elsewhere wait for the next call.
+ */
+export async function runDueMediaJobs({ generationIds, budgetMs }: { generationIds?: string[]; budgetMs?: number } = {}): Promise<{
+  ran: number;
+  stillRunning: number;
+}> {
   const storage = await getMediaStorage();
-  if (!storage) return 0;
+  if (!storage) return { ran: 0, stillRunning: 0 };
   const due = await findDueJobs({ generationIds, take: BATCH });
-  const ran = await Promise.all(due.map((job) => runJob(job, storage)));
-  return ran.filter(Boolean).length;
+  let ran = 0;
+  let settled = 0;
+  const all = Promise.all(
+    due.map((job) =>
+      runJob(job, storage).then((claimed) => {
+        settled++;
+        if (claimed) ran++;
+      }),
+    ),
+  );
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const budget = budgetMs === undefined ? null : new Promise<void>((resolve) => (timer = setTimeout(resolve, budgetMs)));
+  await (budget ? Promise.race([all, budget]) : all);
+  clearTimeout(timer);
+  return { ran, stillRunning: due.length - settled };
 }
 
 /** Jobs whose time has come and whose lease (if any) has lapsed, oldest first. */
@@ -141,72 +179,6 @@ function findDueJobs({ generationIds, take }: { generationIds?: string[]; take: 
   });
 }
 
-async function runJob(job: MediaCopy, storage: MediaStorage): Promise<boolean> {
-  const now = new Date();
-  const attempt = job.attempts + 1;
-  // The attempt number is the fencing token: a worker whose lease lapsed and
-  // was taken over can no longer write the row.
-  const claimed = await updateMediaCopyIf({
-    where: { id: job.id, state: job.state, attempts: job.attempts, OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }] },
-    data: { state: job.state === "DELETING" ? "DELETING" : "COPYING", attempts: attempt, leaseUntil: leaseFrom(now) },
-  });
-  if (!claimed) return false;
-  const mine = { id: job.id, attempts: attempt };
-
-  const abort = new AbortController();
-  // Keeps the lease while a long copy runs; if it was lost, stop: another worker has it.
-  const heartbeat = setInterval(() => {
-    updateMediaCopyIf({ where: mine, data: { leaseUntil: leaseFrom(new Date()) } })
-      .then((kept) => kept || abort.abort())
-      .catch(() => {});
-  }, env.MEDIA_COPY_LEASE_MS / 3);
-  try {
-    if (job.state === "DELETING") {
-      await storage.delete({ key: job.storageKey });
-      await updateMediaCopyIf({ where: mine, data: { state: "DELETED", leaseUntil: null, lastError: null } });
-      return true;
-    }
-    const file = await copyFile({
-      sourceUrl: job.sourceUrl,
-      key: job.storageKey,
-      storage,
-      trustedOrigin: env.gatewayIsLocal ? new URL(env.GATEWAY_BASE_URL).origin : null,
-      maxBytes: env.MEDIA_MAX_BYTES,
-      signal: abort.signal,
-    });
-    await updateMediaCopyIf({
-      where: { ...mine, state: "COPYING" },
-      data: { state: "DONE", ...file, leaseUntil: null, lastError: null, completedAt: new Date() },
-    });
-  } catch (error) {
-    await recordFailure({ job, attempt, error });
-  } finally {
-    clearInterval(heartbeat);
-  }
-  return true;
-}
-
-async function recordFailure({ job, attempt, error }: { job: MediaCopy; attempt: number; error: unknown }) {
-  const known = error instanceof DownloadError;
-  if (!known) console.error(`[framehook] media job ${job.id} (${job.state}) failed`, error);
-  const message = known ? error.message : job.state === "DELETING" ? "Deleting the stored copy failed." : "Storing the copy failed.";
-  const deleting = job.state === "DELETING";
-  // A deletion is retried until it succeeds; a copy until it cannot help.
-  const givenUp = !deleting && ((known && error.permanent) || attempt >= env.MEDIA_COPY_MAX_ATTEMPTS);
-  const backoff = Math.min(env.MEDIA_COPY_RETRY_MS * 4 ** (attempt - 1), MAX_BACKOFF_MS);
-  const updated = await updateMediaCopyIf({
-    where: { id: job.id, attempts: attempt },
-    data: {
-      state: givenUp ? "FAILED" : deleting ? "DELETING" : "PENDING",
-      nextRunAt: new Date(Date.now() + backoff),
-      leaseUntil: null,
-      lastError: message.slice(0, 500),
-    },
-  });
-  // Flagged, never dropped silently: the row stays FAILED and says why.
-  if (updated && givenUp) console.warn(`[framehook] media copy ${job.id} of generation ${job.generationId} failed for good after ${attempt} attempt(s): ${message}`);
-}
-
 /** Retention: DONE copies older than MEDIA_RETENTION_DAYS become deletion jobs. */
 export async function expireStoredMedia(): Promise<number> {
   if (!env.MEDIA_RETENTION_DAYS || !mediaStorageEnabled()) return 0;
@@ -218,9 +190,8 @@ export async function expireStoredMedia(): Promise<number> {
   return count;
 }
 
-const leaseFrom = (now: Date) => new Date(now.getTime() + env.MEDIA_COPY_LEASE_MS);
-
+/** The URLs to copy: http(s) only, and no more than a snapshot keeps (rows written before that bound may hold more). */
 function parseUrls(text: string): string[] {
   const value = safeJsonParse(text);
-  return Array.isArray(value) ? value.filter((u): u is string => typeof u === "string" && isHttpUrl(u)) : [];
+  return Array.isArray(value) ? value.filter((u): u is string => typeof u === "string" && isHttpUrl(u)).slice(0, MAX_RESULT_URLS) : [];
 }

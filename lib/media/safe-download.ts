@@ -25,6 +25,8 @@ export class DownloadError extends Error {
   }
 }
 
+export const tooLarge = (maxBytes: number) => new DownloadError(`The file is too large: over the ${maxBytes}-byte limit (MEDIA_MAX_BYTES).`, true);
+
 export type Download = { body: http.IncomingMessage; contentType: string | null; length: number | null };
 
 export async function openDownload({
@@ -58,7 +60,7 @@ export async function openDownload({
     const length = declared !== undefined && /^\d+$/.test(declared) ? Number(declared) : null;
     if (length !== null && length > maxBytes) {
       response.destroy();
-      throw new DownloadError(`The file is larger than the ${maxBytes}-byte limit.`, true);
+      throw tooLarge(maxBytes);
     }
     return { body: response, contentType: response.headers["content-type"] ?? null, length };
   }
@@ -89,8 +91,14 @@ function get(url: URL, trusted: boolean, signal?: AbortSignal): Promise<http.Inc
       headers: { "User-Agent": "Framehook media copy", Accept: "video/*, image/*, */*;q=0.5" },
       signal,
     });
-    request.setTimeout(IDLE_TIMEOUT_MS, () => request.destroy(new DownloadError("The download stalled.", false)));
-    request.once("response", resolve);
+    let response: http.IncomingMessage | undefined;
+    // Destroying the request alone would reach a body already flowing as a bare "aborted".
+    request.setTimeout(IDLE_TIMEOUT_MS, () => {
+      const stalled = new DownloadError(`The download stalled: no data for ${IDLE_TIMEOUT_MS / 1000} s.`, false);
+      response?.destroy(stalled);
+      request.destroy(stalled);
+    });
+    request.once("response", (answer) => resolve((response = answer)));
     request.once("error", (error) => reject(error instanceof DownloadError ? error : new DownloadError(`Download failed: ${error.message}`, false)));
     request.end();
   });

@@ -26,8 +26,17 @@ async function openStream(headers: Record<string, string> = {}) {
   return stream;
 }
 
-/** The states the stream carried for one generation, in order. */
-const statesOf = (stream: SseReader, id: string) => stream.changes().filter((c) => c.id === id).map((c) => c.state);
+/**
+ * The states the stream carried for one generation, in order, one per version
+ * of the row: a finished media copy announces the generation again without
+ * changing it (same state, same updatedAt), and that repeat is not a new state.
+ */
+const statesOf = (stream: SseReader, id: string) =>
+  stream
+    .changes()
+    .filter((c) => c.id === id)
+    .filter((c, i, all) => i === 0 || c.state !== all[i - 1]!.state || c.updatedAt !== all[i - 1]!.updatedAt)
+    .map((c) => c.state);
 const carried = (stream: SseReader, id: string, state: string) =>
   waitFor(() => statesOf(stream, id).includes(state), 15_000).then(() => statesOf(stream, id));
 
@@ -87,6 +96,34 @@ describe("every writer publishes", () => {
   });
 });
 
+describe("a finished media copy is announced", () => {
+  /** Every event for one generation, repeats included. */
+  const eventsFor = (stream: SseReader, id: string) => stream.changes().filter((c) => c.id === id);
+
+  test("DONE: the generation is announced again, so open pages switch to the stored file at once", async () => {
+    const stream = await openStream();
+    const { body } = await submitPrompt(app, `kept reel ${uniqueMarker("copied")}`);
+    const id = body.id as string;
+    await waitFor(async () => (await prisma.mediaCopy.findFirst({ where: { generationId: id, state: "DONE" } })) !== null, 15_000);
+    await waitFor(() => eventsFor(stream, id).filter((c) => c.state === "SUCCESS").length === 2, 10_000);
+    const row = await prisma.generation.findUniqueOrThrow({ where: { id } });
+    // Both carry the row as it is: the copy changed what plays, not the generation.
+    expect(eventsFor(stream, id).map((c) => c.state)).toEqual(["SUBMITTING", "PENDING", "SUCCESS", "SUCCESS"]);
+    expect(eventsFor(stream, id).at(-1)!.updatedAt).toBe(row.updatedAt.toISOString());
+  });
+
+  test("FAILED: a copy that cannot be made is announced too", async () => {
+    const stream = await openStream();
+    const marker = uniqueMarker("uncopied");
+    await app.simulator.scenario({ match: marker, media: { status: 404 } });
+    const { body } = await submitPrompt(app, `lost reel ${marker}`);
+    const id = body.id as string;
+    const failed = await waitFor(() => prisma.mediaCopy.findFirst({ where: { generationId: id, state: "FAILED" } }), 15_000);
+    expect(failed.lastError).toContain("404");
+    await waitFor(() => eventsFor(stream, id).filter((c) => c.state === "SUCCESS").length === 2, 10_000);
+  });
+});
+
 describe("the stream", () => {
   test("has the headers that keep proxies and compression from buffering it", async () => {
     const stream = await openStream({ "Accept-Encoding": "gzip, br" });
@@ -101,7 +138,8 @@ describe("the stream", () => {
   test("a reconnect with Last-Event-ID is sent what it missed, and only that", async () => {
     const first = await openStream();
     const before = await submitPrompt(app, `before ${uniqueMarker("gap")}`);
-    await carried(first, before.body.id as string, "SUCCESS");
+    // Its copy's announcement too: after that, nothing more is said about it.
+    await waitFor(() => first.changes().filter((c) => c.id === before.body.id && c.state === "SUCCESS").length === 2, 15_000);
     const lastEventId = first.messages.at(-1)!.id!;
     first.close();
 
@@ -127,6 +165,7 @@ describe("the stream", () => {
 
   test("a Last-Event-ID older than this instance's history asks the browser to revalidate", async () => {
     const stream = await openStream({ "Last-Event-ID": "1000" });
-    expect(stream.messages.map((m) => m.event)).toEqual(["resync", "ready"]);
+    // Changes may follow at once (earlier tests' copies finishing): the stream opens with these two.
+    expect(stream.messages.map((m) => m.event).slice(0, 2)).toEqual(["resync", "ready"]);
   });
 });

@@ -190,6 +190,29 @@ test("10 concurrent SUCCESS callbacks for one task: one job, one download, one s
   expect(storedFiles(id)).toEqual(["0"]);
 });
 
+test("a callback naming 200 result URLs: 16 kept and copied, the other 184 counted as dropped", async () => {
+  const { MAX_RESULT_URLS } = await import("@/lib/gateway/task");
+  const marker = uniqueMarker("many-urls");
+  await app.simulator.scenario({ match: marker, pendingMs: 600_000, callback: { mode: "drop" } });
+  const { body } = await submitPrompt(app, `a flood of links ${marker}`);
+  const id = body.id as string;
+  await app.simulator.settle(marker);
+  const [task] = await app.simulator.tasks(marker);
+  const real = task!.resultUrls[0]!;
+  // The real file first, then 199 more links on the same host (16 KB of body).
+  const resultUrls = [real, ...Array.from({ length: 199 }, (_, i) => `${real}?copy=${i}`)];
+  const token = callbackTokenFor(id, env.WEBHOOK_SECRET);
+  const answer = await app.fetch(`/api/webhooks/gateway?token=${encodeURIComponent(token)}`, { method: "POST", json: { ...task, resultUrls } });
+  expect(answer.status).toBe(200);
+
+  const rows = await settledCopy(id);
+  expect(rows).toHaveLength(MAX_RESULT_URLS);
+  expect(new Set(rows.map((r) => r.sourceUrl))).toEqual(new Set(resultUrls.slice(0, MAX_RESULT_URLS)));
+  const generation = (await readGeneration(app, id)) as unknown as { state: string; resultUrls: string[]; resultUrlsDropped: number; storedMedia: Stored[] };
+  expect(generation).toMatchObject({ state: "SUCCESS", resultUrls: resultUrls.slice(0, MAX_RESULT_URLS), resultUrlsDropped: 200 - MAX_RESULT_URLS });
+  expect(generation.storedMedia).toHaveLength(MAX_RESULT_URLS);
+});
+
 test("a crash between the SUCCESS transition and the copy job loses nothing: the cron derives the job", async () => {
   const { reconcile } = await import("@/lib/generations/reconcile");
   const marker = uniqueMarker("crashgap");
@@ -238,7 +261,7 @@ test("10 runners racing for one due job (instances, cron, readers): one claims i
   await prisma.generation.update({ where: { id }, data: { state: "SUCCESS", resultUrls: JSON.stringify(task!.resultUrls), completedAt: new Date() } });
   await scheduleMediaCopies({ generationIds: [id] });
   const claims = await Promise.all(Array.from({ length: 10 }, () => runDueMediaJobs({ generationIds: [id] })));
-  expect(claims.reduce((a, b) => a + b, 0)).toBe(1);
+  expect(claims.reduce((sum, claim) => sum + claim.ran, 0)).toBe(1);
   expect(await prisma.mediaCopy.findMany({ where: { generationId: id } })).toEqual([expect.objectContaining({ state: "DONE", attempts: 1 })]);
   expect((await app.simulator.media(marker)).filter((m) => m.method === "GET")).toHaveLength(1);
 });

@@ -58,3 +58,22 @@ describe("readCallbackBody", () => {
     expect(readCallbackBody(body).kind).toBe("malformed");
   });
 });
+
+describe("result URLs per task", () => {
+  const urls = (n: number) => Array.from({ length: n }, (_, i) => `https://cdn.example/v${i}.mp4`);
+
+  test.each([
+    [1, 1, 0],
+    [16, 16, 0],
+    [17, 16, 1],
+    [200, 16, 184],
+  ])("%i named: %i kept (the first ones, in order), %i counted as dropped", (named, kept, dropped) => {
+    const reading = readCallbackBody(JSON.stringify({ ...task, resultUrls: urls(named) }));
+    expect(reading).toMatchObject({ kind: "complete", snapshot: { resultUrls: urls(kept), droppedResultUrls: dropped } });
+  });
+
+  test("URLs that are not http(s) are neither kept nor counted", () => {
+    const reading = readCallbackBody(JSON.stringify({ ...task, resultUrls: ["javascript:alert(1)", ...urls(16), "file:///etc/passwd"] }));
+    expect(reading).toMatchObject({ kind: "complete", snapshot: { resultUrls: urls(16), droppedResultUrls: 0 } });
+  });
+});

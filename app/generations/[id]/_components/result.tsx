@@ -1,6 +1,7 @@
 "use client";
 // The detail page's result: the player (the stored copy once it exists, the
-// gateway's link until then), the copy's status, and every URL of both.
+// gateway's link until then), the copy's status, every URL of both, and how
+// many links past the kept ones the gateway named.
 import { ResultVideo, useResultExpiry } from "@/app/_components/result-video";
 import type { Generation } from "@/lib/generations/generation";
 import { playbackUrl, type StoredMedia } from "@/lib/media/media-copy";
@@ -8,8 +9,8 @@ import { playbackUrl, type StoredMedia } from "@/lib/media/media-copy";
 const linkClass =
   "shrink-0 rounded font-medium text-brand-700 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 dark:text-brand-400";
 
-export function Result({ generation }: { generation: Pick<Generation, "resultUrls" | "storedMedia" | "prompt"> }) {
-  const { resultUrls: urls, storedMedia, prompt } = generation;
+export function Result({ generation }: { generation: Pick<Generation, "resultUrls" | "resultUrlsDropped" | "storedMedia" | "prompt"> }) {
+  const { resultUrls: urls, resultUrlsDropped: dropped, storedMedia, prompt } = generation;
   const url = playbackUrl(generation);
   const stored = url !== undefined && url !== urls[0];
   const { expired, onExpired } = useResultExpiry(url);
@@ -45,6 +46,11 @@ export function Result({ generation }: { generation: Pick<Generation, "resultUrl
           );
         })}
       </ul>
+      {dropped > 0 ? (
+        <p className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="dropped-results">
+          {dropped} more result {dropped === 1 ? "link was" : "links were"} dropped: the app keeps and copies the first {urls.length} only.
+        </p>
+      ) : null}
     </section>
   );
 }

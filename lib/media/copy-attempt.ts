@@ -1,0 +1,102 @@
+// One attempt at one copy job: claim the row (the attempt number is the
+// fencing token), copy or delete within the attempt's bounds, record how it
+// ended, and announce the generation when what its gallery card plays changed.
+import "server-only";
+import { prisma } from "@/lib/db";
+import { env } from "@/lib/env";
+import type { MediaCopy } from "@/lib/generated/prisma/client";
+import { announceGenerationChange } from "@/lib/generations/publish-change";
+import { copyFile, quotaFull } from "./copy-file";
+import { DownloadError } from "./safe-download";
+import type { MediaStorage } from "./storage";
+import { updateMediaCopyIf } from "./update-if";
+
+const MAX_BACKOFF_MS = 3600_000;
+
+/** Runs `job` if this caller can lease it; false when another runner has it or it is not due. */
+export async function runCopyAttempt(job: MediaCopy, storage: MediaStorage): Promise<boolean> {
+  const now = new Date();
+  const attempt = job.attempts + 1;
+  // A worker whose lease lapsed and was taken over can no longer write the row.
+  const claimed = await updateMediaCopyIf({
+    where: { id: job.id, state: job.state, attempts: job.attempts, OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }] },
+    data: { state: job.state === "DELETING" ? "DELETING" : "COPYING", attempts: attempt, leaseUntil: leaseFrom(now) },
+  });
+  if (!claimed) return false;
+  const mine = { id: job.id, attempts: attempt };
+
+  const abort = new AbortController();
+  // Keeps the lease while the copy runs, never past the attempt's deadline
+  // (the copy is cut there; a process that hangs beyond it loses the lease).
+  const renewUntil = now.getTime() + env.MEDIA_COPY_DEADLINE_MS;
+  const heartbeat = setInterval(() => {
+    if (Date.now() >= renewUntil) return;
+    updateMediaCopyIf({ where: mine, data: { leaseUntil: leaseFrom(new Date()) } })
+      .then((kept) => kept || abort.abort())
+      .catch(() => {});
+  }, env.MEDIA_COPY_LEASE_MS / 3);
+  try {
+    if (job.state === "DELETING") {
+      await storage.delete({ key: job.storageKey });
+      if (await updateMediaCopyIf({ where: mine, data: { state: "DELETED", leaseUntil: null, lastError: null } })) {
+        await announceGenerationChange({ id: job.generationId });
+      }
+      return true;
+    }
+    const storageLeft = await quotaLeft();
+    if (storageLeft !== undefined && storageLeft <= 0) throw quotaFull(storageLeft);
+    const file = await copyFile({
+      sourceUrl: job.sourceUrl,
+      key: job.storageKey,
+      storage,
+      trustedOrigin: env.gatewayIsLocal ? new URL(env.GATEWAY_BASE_URL).origin : null,
+      maxBytes: env.MEDIA_MAX_BYTES,
+      storageLeft,
+      limits: { minBytesPerSecond: env.MEDIA_COPY_MIN_BYTES_PER_SECOND, windowMs: env.MEDIA_COPY_RATE_WINDOW_MS, deadlineMs: env.MEDIA_COPY_DEADLINE_MS },
+      signal: abort.signal,
+    });
+    const done = await updateMediaCopyIf({
+      where: { ...mine, state: "COPYING" },
+      data: { state: "DONE", ...file, leaseUntil: null, lastError: null, completedAt: new Date() },
+    });
+    // The card switches to the stored file now, not at its next safety-net poll.
+    if (done) await announceGenerationChange({ id: job.generationId });
+  } catch (error) {
+    await recordFailure({ job, attempt, error });
+  } finally {
+    clearInterval(heartbeat);
+  }
+  return true;
+}
+
+async function recordFailure({ job, attempt, error }: { job: MediaCopy; attempt: number; error: unknown }) {
+  const known = error instanceof DownloadError;
+  if (!known) console.error(`[framehook] media job ${job.id} (${job.state}) failed`, error);
+  const message = known ? error.message : job.state === "DELETING" ? "Deleting the stored copy failed." : "Storing the copy failed.";
+  const deleting = job.state === "DELETING";
+  // A deletion is retried until it succeeds; a copy until it cannot help.
+  const givenUp = !deleting && ((known && error.permanent) || attempt >= env.MEDIA_COPY_MAX_ATTEMPTS);
+  const backoff = Math.min(env.MEDIA_COPY_RETRY_MS * 4 ** (attempt - 1), MAX_BACKOFF_MS);
+  const updated = await updateMediaCopyIf({
+    where: { id: job.id, attempts: attempt },
+    data: {
+      state: givenUp ? "FAILED" : deleting ? "DELETING" : "PENDING",
+      nextRunAt: new Date(Date.now() + backoff),
+      leaseUntil: null,
+      lastError: message.slice(0, 500),
+    },
+  });
+  if (!updated || !givenUp) return;
+  // Flagged, never dropped silently: the row stays FAILED and says why, and open pages hear of it.
+  console.warn(`[framehook] media copy ${job.id} of generation ${job.generationId} failed for good after ${attempt} attempt(s): ${message}`);
+  await announceGenerationChange({ id: job.generationId });
+}
+
+/** What MEDIA_STORAGE_QUOTA_BYTES still allows (copies stored or awaiting deletion count), or undefined without a quota. */
+async function quotaLeft(): Promise<number | undefined> {
+  if (!env.MEDIA_STORAGE_QUOTA_BYTES) return undefined;
+  const { _sum } = await prisma.mediaCopy.aggregate({ where: { state: { in: ["DONE", "DELETING"] } }, _sum: { size: true } });
+  return env.MEDIA_STORAGE_QUOTA_BYTES - (_sum.size ?? 0);
+}
+
+const leaseFrom = (now: Date) => new Date(now.getTime() + env.MEDIA_COPY_LEASE_MS);
