@@ -6,6 +6,15 @@ const nextConfig: NextConfig = {
   distDir: process.env.NEXT_DIST_DIR || ".next",
   // The libSQL client ships native bindings: load it from node_modules at run time.
   serverExternalPackages: ["@libsql/client", "libsql", "@prisma/adapter-libsql"],
+  experimental: {
+    // The copy of a body Next keeps for proxy.ts: no route takes more than
+    // lib/body-guard.ts BODY_MAX_BYTES, which refuses larger declared bodies first.
+    proxyClientMaxBodySize: "1mb",
+  },
+  logging: {
+    // `next dev` logs each request's URL, and a callback's URL holds its token.
+    incomingRequests: { ignore: [/^\/api\/webhooks\/gateway\b/] },
+  },
 };
 
 export default nextConfig;

@@ -5,12 +5,15 @@
 // workarounds for Prisma 6.19.3's CLI).
 import "./lib/load-env-files";
 import { defineConfig } from "prisma/config";
-import { env } from "./lib/env";
 import { ensureDatabaseDirectory } from "./lib/database-file";
+import { parseDatabaseEnv } from "./lib/database-env";
 import { databaseEngine, schemaFolder } from "./lib/database/engine";
 import { placeSharedModels } from "./prisma/shared-models";
 import { postgresCliAdapter, sqliteCliAdapter } from "./prisma/cli-adapters";
 
+// The database's settings only (not lib/env.ts): `npm run build` runs
+// `prisma generate`, and a build needs no secrets, with NODE_ENV=production too.
+const env = parseDatabaseEnv(process.env);
 const engine = databaseEngine(env.DATABASE_URL);
 const folder = schemaFolder(engine);
 placeSharedModels(folder);

@@ -2,7 +2,7 @@
 // instances (with APP_PASSWORD set, HTTP Basic auth, any user name), then the
 // anonymous visitor cookie that getViewer() reads (lib/viewer.ts). Callbacks,
 // health checks and the cron carry their own credentials, act for no viewer,
-// and pass through.
+// and pass through (callbacks are kept out by the matcher, below, as well).
 import { timingSafeEqual } from "node:crypto";
 import { NextResponse, type NextRequest } from "next/server";
 import { brand } from "@/lib/brand";
@@ -44,7 +44,10 @@ export function passwordMatches(header: string | null, password: string): boolea
 }
 
 // The brand's public files (lib/brand.ts `assets`) skip the gate: browsers fetch
-// the manifest without credentials, and icons hold nothing private.
+// the manifest without credentials, and icons hold nothing private. The
+// gateway's callback skips it too: Next buffers the body of every request this
+// proxy sees before any route runs, and logs the URL (the callback's token)
+// when that body is large; the route reads its body itself, within its limit.
 export const config = {
-  matcher: ["/((?!_next/static|_next/image|favicon\\.ico$|apple-touch-icon\\.png$|manifest\\.webmanifest$|brand/).*)"],
+  matcher: ["/((?!_next/static|_next/image|favicon\\.ico$|apple-touch-icon\\.png$|manifest\\.webmanifest$|brand/|api/webhooks/gateway$).*)"],
 };

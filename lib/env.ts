@@ -1,7 +1,9 @@
 // The one place that reads process.env: validated with zod, with defaults that
-// make `npm run dev` work with zero configuration.
+// make `npm run dev` work with zero configuration. The database's variables are
+// defined in database-env.ts, which the Prisma CLI reads without the secrets.
 import path from "node:path";
 import { z } from "zod";
+import { databaseFields, resolveDatabaseSettings } from "./database-env";
 import { MAKE_SECRET as MAKE_SECRET_COMMAND, PRODUCTION_SECRET_MIN_LENGTH } from "./secret-rules";
 
 const LOCAL_GATEWAY = "http://127.0.0.1:4010";
@@ -24,17 +26,7 @@ const schema = z
     GATEWAY_TIMEOUT_MS: optional(z.coerce.number().int().min(100).max(60_000)).default(10_000),
     PUBLIC_BASE_URL: optional(url).default("http://localhost:3000"),
     WEBHOOK_SECRET: optional(z.string().min(16, "must be at least 16 characters")),
-    DATABASE_URL: optional(
-      z.string().regex(/^(file:|libsql:|https?:|wss?:|postgres(ql)?:\/\/)/i, "must be a file: path, a libSQL URL or a postgresql:// URL"),
-    ).default("file:./data/framehook.db"),
-    DATABASE_AUTH_TOKEN: optional(z.string().min(1)),
-    // SQLite: how long a query waits out another connection's write lock (a backup, a migration) before failing.
-    DATABASE_LOCK_WAIT_MS: optional(z.coerce.number().int().min(0).max(60_000)).default(5000),
-    // PostgreSQL only: a direct (unpooled) URL for what needs a session of its
-    // own: migrations (advisory lock) and LISTEN. Defaults to DATABASE_URL.
-    DATABASE_DIRECT_URL: optional(z.string().regex(/^postgres(ql)?:\/\//i, "must be a postgresql:// URL")),
-    // PostgreSQL only: connections each app instance may open (see README "Deploying").
-    DATABASE_POOL_MAX: optional(z.coerce.number().int().min(1).max(100)).default(5),
+    ...databaseFields,
     // Live gallery: a stream ends itself before this (below a serverless host's maxDuration of 300 s) and the browser reconnects.
     EVENTS_STREAM_SECONDS: optional(z.coerce.number().int().min(5).max(280)).default(240),
     // Open event streams one instance serves at most; past it, browsers fall back to polling.
@@ -105,14 +97,17 @@ const schema = z
     // Development defaults are public (they are in this file), so they are
     // used only against a local simulator, where nothing real is at stake.
     const devDefaultsAllowed = gatewayIsLocal;
+    // `next build` loads the route modules once, serving nothing: secrets are
+    // asked for by the process that serves (next start, npm start, a host).
+    const serving = raw.NEXT_PHASE !== "phase-production-build";
     const missing = (name: string) =>
       ctx.addIssue({ code: "custom", path: [name], message: `is required when GATEWAY_BASE_URL is not a local simulator` });
-    if (!raw.GATEWAY_API_KEY && !gatewayIsLocal) missing("GATEWAY_API_KEY");
-    if (!raw.WEBHOOK_SECRET && !devDefaultsAllowed) missing("WEBHOOK_SECRET");
+    if (serving && !raw.GATEWAY_API_KEY && !gatewayIsLocal) missing("GATEWAY_API_KEY");
+    if (serving && !raw.WEBHOOK_SECRET && !devDefaultsAllowed) missing("WEBHOOK_SECRET");
     if (raw.MEDIA_STORAGE === "s3" && !raw.S3_BUCKET) ctx.addIssue({ code: "custom", path: ["S3_BUCKET"], message: "is required when MEDIA_STORAGE=s3" });
     // In production the development defaults never apply, whatever the gateway's
     // address: a sidecar, a tunnel or a demo on loopback is still a public app.
-    if (raw.NODE_ENV === "production" && raw.NEXT_PHASE !== "phase-production-build") {
+    if (serving && raw.NODE_ENV === "production") {
       for (const name of ["WEBHOOK_SECRET", "CRON_SECRET"] as const) {
         const value = raw[name];
         if (!value || value.length < PRODUCTION_SECRET_MIN_LENGTH) {
@@ -125,14 +120,12 @@ const schema = z
       }
     }
     return {
-      ...raw,
+      ...resolveDatabaseSettings(raw),
       GATEWAY_API_KEY: raw.GATEWAY_API_KEY ?? DEV_API_KEY,
       WEBHOOK_SECRET: raw.WEBHOOK_SECRET ?? DEV_WEBHOOK_SECRET,
       CRON_SECRET: raw.CRON_SECRET ?? (devDefaultsAllowed ? DEV_CRON_SECRET : undefined),
-      DATABASE_URL: resolveDatabaseUrl(raw.DATABASE_URL),
       SPEND_LIMIT_ADDRESS_CREDITS: raw.SPEND_LIMIT_ADDRESS_CREDITS ?? raw.SPEND_LIMIT_CREDITS,
       MEDIA_LOCAL_DIR: path.resolve(process.cwd(), raw.MEDIA_LOCAL_DIR),
-      DATABASE_DIRECT_URL: raw.DATABASE_DIRECT_URL ?? (/^postgres/i.test(raw.DATABASE_URL) ? raw.DATABASE_URL : undefined),
       gatewayIsLocal,
     };
   });
@@ -149,13 +142,6 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
 }
 
 export const env: Env = parseEnv(process.env);
-
-/** `file:` paths are resolved against the project root once, here: the libSQL adapter would resolve them against the cwd. */
-export function resolveDatabaseUrl(databaseUrl: string, root = process.cwd()): string {
-  if (!databaseUrl.startsWith("file:")) return databaseUrl;
-  const file = databaseUrl.slice("file:".length);
-  return `file:${path.resolve(root, file)}`;
-}
 
 export function isLoopback(href: string): boolean {
   const host = new URL(href).hostname;

@@ -1,6 +1,7 @@
 // The preamble every JSON route shares: errors become `{error}` responses with
 // the right status, and bodies are read with a size limit before parsing.
 import { createHash } from "node:crypto";
+import { JSON_BODY_MAX_BYTES } from "@/lib/body-guard";
 import { AppError, errorResponse } from "@/lib/errors";
 
 type Handler<C> = (request: Request, context: C) => Promise<Response>;
@@ -34,7 +35,7 @@ export async function readBody(request: Request, maxBytes: number): Promise<stri
   return new TextDecoder("utf-8", { fatal: false }).decode(Buffer.concat(chunks));
 }
 
-export async function readJson(request: Request, maxBytes = 64 * 1024): Promise<unknown> {
+export async function readJson(request: Request, maxBytes = JSON_BODY_MAX_BYTES): Promise<unknown> {
   const type = request.headers.get("content-type") ?? "";
   if (!type.toLowerCase().startsWith("application/json")) {
     throw new AppError("unsupported_media_type", "Send a JSON body with Content-Type: application/json.");

@@ -3,7 +3,7 @@
 import "server-only";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import type { OwnerScope } from "@/lib/generations/queries";
+import type { OwnerScope } from "@/lib/generations/visibility";
 import { route } from "@/lib/http";
 import { getViewer, type Viewer } from "@/lib/viewer";
 

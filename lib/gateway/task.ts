@@ -15,7 +15,7 @@ export type TaskSnapshot = {
   creditsConsumed: number | null;
   failCode: string | null;
   failMessage: string | null;
-  /** Whatever else the gateway said about the task, for the detail page. */
+  /** Whatever else the gateway said about the task, for the detail page: small, shallow JSON only (boundedMetadata). */
   metadata: Record<string, unknown>;
 };
 
@@ -67,8 +67,53 @@ export function toTaskSnapshot(task: z.infer<typeof taskSchema>): TaskSnapshot {
     creditsConsumed: creditsConsumed ?? null,
     failCode: failCode == null ? null : withoutNul(String(failCode)),
     failMessage: failMsg == null ? null : withoutNul(failMsg),
-    metadata: rest,
+    metadata: boundedMetadata(rest),
   };
+}
+
+/** What is kept of the fields the spec does not name: nested at most this deep… */
+export const METADATA_MAX_DEPTH = 8;
+/** …and at most this large as JSON, all fields together. */
+export const METADATA_MAX_BYTES = 8 * 1024;
+
+/**
+ * The task's other fields, field by field, as long as each is shallow and all
+ * of them fit the budget. Their shape is not the spec's, so any of them may be
+ * hostile: JSON thousands of levels deep parses, but overflows the stack of
+ * anything that walks it (JSON.stringify included). Such a field is dropped,
+ * like any odd value, and never keeps a task from its terminal state or the
+ * useful fields beside it from being kept.
+ */
+export function boundedMetadata(fields: Record<string, unknown>): Record<string, unknown> {
+  const kept: [string, unknown][] = [];
+  let left = METADATA_MAX_BYTES - "{}".length;
+  for (const [key, value] of Object.entries(fields)) {
+    const size = jsonSize(key, 0, left) + ":".length + jsonSize(value, METADATA_MAX_DEPTH, left) + (kept.length > 0 ? ",".length : 0);
+    if (size > left) continue;
+    kept.push([key, value]);
+    left -= size;
+  }
+  // fromEntries defines each key as data, so a field named "__proto__" stays a field.
+  return Object.fromEntries(kept);
+}
+
+/**
+ * The length of `value` as JSON, or Infinity once it is nested deeper than
+ * `depth` or longer than `budget`: the walk stops there, so its own recursion
+ * is as shallow as `depth` and it visits no more values than fit in `budget`.
+ */
+function jsonSize(value: unknown, depth: number, budget: number): number {
+  if (value === null || typeof value !== "object") return Buffer.byteLength(JSON.stringify(value) ?? "null");
+  if (depth === 0) return Infinity;
+  let size = "[]".length;
+  let first = true;
+  for (const [key, item] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
+    size += (first ? 0 : ",".length) + (typeof key === "string" ? jsonSize(key, 0, budget) + ":".length : 0);
+    size += jsonSize(item, depth - 1, budget - size);
+    if (size > budget) return Infinity;
+    first = false;
+  }
+  return size;
 }
 
 /** PostgreSQL's text cannot store U+0000: a gateway's message is kept without it. */

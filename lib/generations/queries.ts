@@ -2,31 +2,14 @@
 // generation with its delivery timeline, always as some owner sees them.
 import "server-only";
 import { prisma } from "@/lib/db";
-import type { Generation as GenerationRow, GenerationState, Prisma } from "@/lib/generated/prisma/client";
-import { toGeneration, type Generation } from "./generation";
+import type { GenerationState, Prisma } from "@/lib/generated/prisma/client";
+import type { Generation } from "./generation";
 import { normalizeQuery } from "./search-text";
+import { asSeenBy, visibleTo, type OwnerScope } from "./visibility";
 
 export const PAGE_SIZE_MAX = 100;
 
 export type GenerationPage = { items: Generation[]; nextCursor: string | null };
-
-/**
- * Whose generations a reader sees: the owner's own, and with `shared` (the
- * GALLERY_SCOPE=shared showcase) everyone else's finished videos too, without
- * their inputs.
- */
-export type OwnerScope = { ownerId: string; shared?: boolean };
-
-export function visibleTo({ ownerId, shared }: OwnerScope): Prisma.GenerationWhereInput {
-  return shared ? { OR: [{ ownerId }, { state: "SUCCESS" }] } : { ownerId };
-}
-
-/** Another owner's generation as the showcase shows it: the video and the prompt, never the inputs (they may hold private URLs). */
-function asSeenBy(scope: OwnerScope, row: GenerationRow, now = Date.now()): Generation {
-  const generation = toGeneration(row, now);
-  if (row.ownerId === scope.ownerId) return generation;
-  return { ...generation, taskId: null, input: {}, gatewayMetadata: null };
-}
 
 export async function listGenerations({
   owner,

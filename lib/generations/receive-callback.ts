@@ -14,8 +14,6 @@ import { verifyCallbackToken } from "./callback-token";
 import { recordDelivery } from "./delivery-log";
 import { updateGenerationIf } from "./update-if";
 
-export const CALLBACK_MAX_BYTES = 64 * 1024;
-
 /** Gateways send JSON, sometimes labelled text/plain or not at all; anything else is refused. */
 const ACCEPTED_TYPES = /^(application\/(?:[\w.+-]*\+)?json|text\/plain)\b/i;
 

@@ -6,7 +6,7 @@ import "server-only";
 import { Readable } from "node:stream";
 import { prisma } from "@/lib/db";
 import { AppError } from "@/lib/errors";
-import { visibleTo, type OwnerScope } from "@/lib/generations/queries";
+import { visibleTo, type OwnerScope } from "@/lib/generations/visibility";
 import { getMediaStorage, type ByteRange } from "./storage";
 
 const SAFETY_HEADERS = {

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import { afterAll, beforeEach, describe, expect, test } from "vitest";
 import { startApp, waitFor } from "../support/app";
-import { readGeneration, submitPrompt } from "../support/generations";
+import { readGeneration, submitPrompt, type GenerationBody } from "../support/generations";
 
 type Answer = { status: number; body: string; headers?: Record<string, string>; delayMs?: number };
 const json = (status: number, body: unknown, headers?: Record<string, string>): Answer => ({ status, body: JSON.stringify(body), headers: { "Content-Type": "application/json", ...headers } });
@@ -72,6 +72,15 @@ describe("status answers (spec §4: at least `state`)", () => {
     const { id } = await pendingTask("no-task-id");
     statusAnswer = () => json(200, success);
     expect(await poll(id)).toMatchObject({ state: "SUCCESS", creditsConsumed: 0.2816, resultUrls: JSON.stringify(success.resultUrls) });
+  });
+
+  test("an answer carrying a field 30,000 arrays deep completes the task and charges it; the field is dropped", async () => {
+    const { id, taskId } = await pendingTask("deep");
+    const deep = `${"[".repeat(30_000)}${"]".repeat(30_000)}`;
+    statusAnswer = () => ({ status: 200, body: `{"code":200,"data":{"taskId":"${taskId}","state":"SUCCESS","resultUrls":["https://cdn.example/clip.mp4"],"creditsConsumed":0.2816,"progress":100,"trace":${deep}}}`, headers: { "Content-Type": "application/json" } });
+    expect(await poll(id)).toMatchObject({ state: "SUCCESS", creditsConsumed: 0.2816, resultUrls: JSON.stringify(success.resultUrls) });
+    const shown = (await readGeneration(app, id)) as GenerationBody & { gatewayMetadata?: Record<string, unknown> | null };
+    expect(shown.gatewayMetadata).toEqual({ progress: 100 });
   });
 
   test("an answer naming another task changes nothing", async () => {

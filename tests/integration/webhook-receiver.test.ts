@@ -2,7 +2,7 @@
 // gateway (or an attacker) can send, and what ends up stored.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startApp, waitFor } from "../support/app";
-import { submitPrompt } from "../support/generations";
+import { readGeneration, submitPrompt, type GenerationBody } from "../support/generations";
 import { uniqueMarker } from "../support/simulator-control";
 
 const app = await startApp();
@@ -130,6 +130,21 @@ describe("applying outcomes", () => {
     expect(await response.json()).toEqual({ ok: true, outcome: "APPLIED" });
     const { row } = await snapshot(g.id);
     expect(row).toMatchObject({ state: "SUCCESS", creditsConsumed: task.creditsConsumed, resultUrls: JSON.stringify(task.resultUrls) });
+  });
+
+  test("a SUCCESS carrying a field 30,000 arrays deep (59 KB) completes and is charged; the field is dropped, the rest kept", async () => {
+    const g = await pendingGeneration("deep");
+    const task = await settled(g.marker);
+    // Written as text: JSON.stringify itself cannot write it.
+    const body = `${JSON.stringify({ ...task, progress: 100 }).slice(0, -1)},"trace":${"[".repeat(30_000)}${"]".repeat(30_000)}}`;
+    expect(body.length).toBeLessThan(64 * 1024);
+    const response = await deliver(g.token, body);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ ok: true, outcome: "APPLIED" });
+    expect((await snapshot(g.id)).row).toMatchObject({ state: "SUCCESS", creditsConsumed: task.creditsConsumed, resultUrls: JSON.stringify(task.resultUrls) });
+    const shown = (await readGeneration(app, g.id)) as GenerationBody & { gatewayMetadata?: Record<string, unknown> | null };
+    expect(shown.gatewayMetadata).toMatchObject({ progress: 100 });
+    expect(shown.gatewayMetadata).not.toHaveProperty("trace");
   });
 
   test("an incomplete body is confirmed with the gateway before anything is written", async () => {

@@ -1,4 +1,6 @@
+import { spawnSync } from "node:child_process";
 import { describe, expect, test } from "vitest";
+import { parseDatabaseEnv } from "@/lib/database-env";
 import { databaseEngine } from "@/lib/database/engine";
 import { parseEnv } from "@/lib/env";
 
@@ -55,8 +57,28 @@ describe("parseEnv", () => {
     expect([env.WEBHOOK_SECRET, env.CRON_SECRET]).toEqual([strong, `${strong}x`]);
   });
 
-  test("`next build` (NODE_ENV=production) loads the routes without secrets", () => {
-    expect(() => parseEnv({ NODE_ENV: "production", NEXT_PHASE: "phase-production-build" })).not.toThrow();
+  test.each([
+    ["the local simulator", {}],
+    ["a remote gateway", { GATEWAY_BASE_URL: "https://gateway.example.com" }],
+  ])("`next build` (NODE_ENV=production) loads the routes without secrets (%s)", (_name, source) => {
+    expect(() => parseEnv({ ...source, NODE_ENV: "production", NEXT_PHASE: "phase-production-build" })).not.toThrow();
+  });
+
+  test("`prisma generate` (the first half of `npm run build`) loads prisma.config.ts with NODE_ENV=production and no secrets", () => {
+    // A build machine's environment: NODE_ENV exported by the buildpack, nothing else of ours.
+    const loaded = spawnSync(process.execPath, ["--import", "tsx", "-e", "import('./prisma.config.ts').then((c) => console.log('schema', c.default.schema))"], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production" },
+      encoding: "utf8",
+    });
+    expect(loaded.stderr).not.toMatch(/is required|Invalid environment/);
+    expect(loaded.stdout).toMatch(/^schema prisma\/sqlite$/m);
+    expect(loaded.status).toBe(0);
+  });
+
+  test("the database settings alone are read as the app reads them", () => {
+    const source = { DATABASE_URL: "postgresql://u:p@db.example.com/app", DATABASE_POOL_MAX: "7", NODE_ENV: "production" };
+    expect(parseDatabaseEnv(source)).toMatchObject({ DATABASE_URL: source.DATABASE_URL, DATABASE_DIRECT_URL: source.DATABASE_URL, DATABASE_POOL_MAX: 7 });
+    expect(() => parseDatabaseEnv({ DATABASE_URL: "mysql://db" })).toThrow("DATABASE_URL");
   });
 
   test("a libSQL server URL is kept as it is; a file path is resolved against the project root", () => {

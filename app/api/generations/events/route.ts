@@ -5,8 +5,8 @@
 // APP_PASSWORD is enforced by proxy.ts, as for every other route.
 import { env } from "@/lib/env";
 import { AppError, errorResponse } from "@/lib/errors";
-import { eventHub, openEventStream, SSE_HEADERS, type GenerationEvent } from "@/lib/events";
-import type { OwnerScope } from "@/lib/generations/queries";
+import { eventHub, openEventStream, SSE_HEADERS } from "@/lib/events";
+import { eventVisibleTo } from "@/lib/generations/visibility";
 import { visitorKey } from "@/lib/rate-limit";
 import { galleryScope, withViewer } from "@/lib/with-viewer";
 
@@ -14,15 +14,10 @@ export const dynamic = "force-dynamic";
 // The stream ends itself (EVENTS_STREAM_SECONDS, at most 280) before this.
 export const maxDuration = 300;
 
-/** What this viewer's gallery shows (lib/generations/queries.ts visibleTo): their own, and with the showcase everyone's finished videos. */
-function visibleTo({ ownerId, shared }: OwnerScope): (event: GenerationEvent) => boolean {
-  return (event) => event.ownerId === ownerId || (!!shared && event.state === "SUCCESS");
-}
-
 export const GET = withViewer(async (request, _context, viewer) => {
   const stream = openEventStream({
     hub: eventHub(),
-    filter: visibleTo(galleryScope(viewer)),
+    filter: eventVisibleTo(galleryScope(viewer)),
     // EventSource sends the header on its own reconnects; the query parameter
     // carries it across the fresh EventSource a tab opens after a refusal.
     lastEventId: request.headers.get("last-event-id") ?? new URL(request.url).searchParams.get("lastEventId"),

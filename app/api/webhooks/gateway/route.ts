@@ -1,6 +1,7 @@
 // The gateway's callback: POST only; every other method is 405 with `Allow: POST`.
+import { CALLBACK_MAX_BYTES } from "@/lib/body-guard";
 import { methodNotAllowed, route, readBody } from "@/lib/http";
-import { CALLBACK_MAX_BYTES, receiveCallback } from "@/lib/generations/receive-callback";
+import { receiveCallback } from "@/lib/generations/receive-callback";
 
 export const POST = route(async (request) => {
   const body = await readBody(request, CALLBACK_MAX_BYTES);

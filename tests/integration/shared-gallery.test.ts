@@ -1,0 +1,98 @@
+// GALLERY_SCOPE=shared through the real routes, database and simulator: a
+// finished video is shown to everyone until its owner deletes it; then only
+// its owner still opens it, everyone else gets the 404 of a missing one, and
+// every open stream is told, so other tabs drop the card.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, test } from "vitest";
+import { startApp, waitFor } from "../support/app";
+import { uniqueMarker } from "../support/simulator-control";
+import { SseReader } from "../support/sse-reader";
+
+const MEDIA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-shared-gallery-"));
+const app = await startApp({ env: { GALLERY_SCOPE: "shared", MEDIA_STORAGE: "local", MEDIA_LOCAL_DIR: MEDIA_DIR, SUBMIT_RATE_LIMIT: "0" } });
+const { prisma } = await import("@/lib/db");
+const { runDueMediaJobs } = await import("@/lib/media/copy-jobs");
+const { hideGeneration } = await import("@/lib/generations/hide");
+
+const streams: SseReader[] = [];
+afterAll(async () => {
+  for (const stream of streams) stream.close();
+  await app.close();
+  fs.rmSync(MEDIA_DIR, { recursive: true, force: true });
+});
+
+type Visitor = ReturnType<typeof app.visitor>;
+/** A client that never keeps a cookie: each request is a brand-new visitor. */
+const noCookie: Visitor = Object.assign((p: string, init: RequestInit = {}) => fetch(new URL(p, app.baseUrl), init), {
+  ownerId: async () => "",
+  cookieHeader: async () => "",
+});
+
+/** Alice's finished video, copied into storage: its id and its stored copy's id. */
+async function sharedVideo(alice: Visitor) {
+  const response = await alice("/api/generations", {
+    method: "POST",
+    json: { model: "alpha-2.5-text-to-video-480p", input: { prompt: `lantern festival ${uniqueMarker("shared")}`, duration: 2 } },
+  });
+  expect(response.status).toBe(201);
+  const { id } = (await response.json()) as { id: string };
+  await waitFor(async () => (await prisma.generation.findUniqueOrThrow({ where: { id } })).state === "SUCCESS");
+  const copy = await waitFor(async () => {
+    await runDueMediaJobs({ generationIds: [id] });
+    return (await prisma.mediaCopy.findFirst({ where: { generationId: id, state: "DONE" } })) ?? null;
+  });
+  return { id, mediaId: copy.id };
+}
+
+async function openStream(visitor: Visitor) {
+  const stream = await SseReader.open(`${app.baseUrl}/api/generations/events`, { Cookie: await visitor.cookieHeader() });
+  streams.push(stream);
+  await waitFor(() => stream.messages.some((m) => m.event === "ready"));
+  return stream;
+}
+
+const listIds = async (visitor: Visitor) => ((await (await visitor("/api/generations?limit=100")).json()) as { items: { id: string }[] }).items.map((g) => g.id);
+const statuses = async (visitor: Visitor, { id, mediaId }: { id: string; mediaId: string }) => ({
+  generation: (await visitor(`/api/generations/${id}`)).status,
+  media: (await visitor(`/api/media/${mediaId}`, { headers: { Range: "bytes=0-99" } })).status,
+});
+
+describe("a showcase video its owner deleted", () => {
+  test("is a 404 for everyone but its owner, in the API, the list and stored media", async () => {
+    const [alice, bob] = [app.visitor(), app.visitor()];
+    const video = await sharedVideo(alice);
+    // Shown to everyone while it is in the showcase.
+    expect(await statuses(bob, video)).toEqual({ generation: 200, media: 206 });
+    expect(await statuses(noCookie, video)).toEqual({ generation: 200, media: 206 });
+    expect(await listIds(bob)).toContain(video.id);
+
+    expect(await hideGeneration({ id: video.id, ownerId: await alice.ownerId() })).toBe("hidden");
+
+    const missing = await bob("/api/generations/does-not-exist");
+    const deleted = await bob(`/api/generations/${video.id}`);
+    expect(deleted.status).toBe(404);
+    expect(await deleted.json()).toEqual(await missing.json());
+    expect(await statuses(bob, video)).toEqual({ generation: 404, media: 404 });
+    expect(await statuses(noCookie, video)).toEqual({ generation: 404, media: 404 });
+    expect(await listIds(bob)).not.toContain(video.id);
+    // A cursor naming it shows nothing either.
+    expect(((await (await bob(`/api/generations?cursor=${video.id}`)).json()) as { items: unknown[] }).items).toEqual([]);
+    // Its owner still opens it (their own list leaves it out, as before).
+    expect(await statuses(alice, video)).toEqual({ generation: 200, media: 206 });
+    expect(await listIds(alice)).not.toContain(video.id);
+  });
+
+  test("is announced on every stream that shows it, so other tabs drop the card", async () => {
+    const [alice, bob] = [app.visitor(), app.visitor()];
+    const video = await sharedVideo(alice);
+    const [alicesTab, bobsTab] = [await openStream(alice), await openStream(bob)];
+    expect(await hideGeneration({ id: video.id, ownerId: await alice.ownerId() })).toBe("hidden");
+    for (const tab of [alicesTab, bobsTab]) {
+      await waitFor(() => tab.changes().some((c) => c.id === video.id));
+    }
+    // What a tab does with the event: it refetches, and the card is gone.
+    expect(await listIds(bob)).not.toContain(video.id);
+  });
+});
