@@ -24,7 +24,21 @@ export async function openDatabase(url: string): Promise<BenchDb> {
   if (/^postgres(ql)?:/i.test(url)) return new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 4 }) });
   const prisma = new PrismaClient({ adapter: new PrismaLibSQL({ url }) });
   await prisma.$queryRawUnsafe("PRAGMA busy_timeout = 5000");
-  return prisma;
+  // busy_timeout does not survive the adapter's transactions (they reopen the
+  // connection), so a seed meeting the app's write lock is refused at once:
+  // tried again here, as the app itself does (lib/database/sqlite.ts).
+  return prisma.$extends({ query: { $allOperations: ({ args, query }) => retryWhileBusy(() => query(args)) } }) as unknown as BenchDb;
+}
+
+async function retryWhileBusy<T>(operation: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await operation();
+    } catch (error) {
+      if ((error as { code?: string }).code !== "P1008" || attempt >= 100) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
 }
 
 /** PENDING generations with distinct task ids, as a submit leaves them, and each one's callback token. */

@@ -115,6 +115,31 @@ export function writeReport(file: string, runs: EngineRun[], run: RunInfo) {
   fs.writeFileSync(file, renderMarkdown(runs, run));
 }
 
+/**
+ * After a run of some benchmarks on every engine (BENCH_ONLY): their summary
+ * rows and sections in `file` are replaced by this run's, the others kept,
+ * and the header says which were re-run when.
+ */
+export function updateReport(file: string, runs: EngineRun[], run: RunInfo) {
+  const fresh = renderMarkdown(runs, run);
+  const titles = byBenchmark(runs).map((b) => b.title);
+  const isRowOf = (line: string) => titles.some((title) => line.startsWith(`| ${title} |`));
+  const lines = fs.readFileSync(file, "utf8").split("\n");
+  const firstRow = lines.findIndex(isRowOf);
+  const kept = lines.filter((line) => !isRowOf(line));
+  kept.splice(firstRow, 0, ...fresh.split("\n").filter(isRowOf));
+  let text = kept.join("\n");
+  for (const title of titles) {
+    const section = (md: string) => md.match(new RegExp(`## ${title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\n[\\s\\S]*?(?=\n## |$)`))?.[0];
+    const old = section(text);
+    const replacement = section(fresh);
+    if (old && replacement) text = text.replace(old, () => replacement);
+  }
+  const note = `- **Re-run**: ${titles.join(", ")} on ${run.startedAt.toISOString()} (\`BENCH_ONLY=${titles.map((t) => parseInt(t)).join(",")} ${run.command}\`, ${fmt(run.seconds)} s); the other sections are from the date above.`;
+  text = text.replace(/\n- \*\*Re-run\*\*: .*\n/, "\n").replace(/(\n- \*\*Node\*\*: .*\n)/, `$1${note}\n`);
+  fs.writeFileSync(file, text);
+}
+
 export function printSummary(runs: EngineRun[]) {
   for (const r of runs) {
     console.log(`\n=== ${r.label}`);

@@ -10,9 +10,12 @@ import { ensurePrismaClientFor } from "../scripts/prisma-client";
 import { BENCH_ENGINES, ENGINE_LABEL, sampleUrlOf, type BenchEngine } from "./engines";
 import type { PhaseResult } from "./phase";
 import { runProcess, stopAllProcesses } from "./processes";
-import { printSummary, writeReport } from "./report";
+import { printSummary, updateReport, writeReport } from "./report";
 
-/** For iterating on the bench: e.g. BENCH_ENGINES=postgres runs one engine and leaves BENCHMARKS.md alone (as BENCH_ONLY does). */
+/**
+ * For iterating on the bench: e.g. BENCH_ENGINES=postgres runs one engine and leaves BENCHMARKS.md alone (as BENCH_ONLY does,
+ * unless BENCH_UPDATE=1 asks to replace the rows and sections of the benchmarks it ran on every engine).
+ */
 const ENGINES = (process.env.BENCH_ENGINES?.split(",").map((e) => e.trim()) ?? BENCH_ENGINES).filter((e): e is BenchEngine => BENCH_ENGINES.includes(e as BenchEngine));
 const PARTIAL = !!process.env.BENCH_ONLY || ENGINES.length < BENCH_ENGINES.length;
 const PHASE_TIMEOUT_MS = 15 * 60_000;
@@ -75,10 +78,14 @@ try {
   fs.mkdirSync("bench/results", { recursive: true });
   fs.writeFileSync("bench/results/latest.json", JSON.stringify({ startedAt, seconds, runs: results }, null, 2));
   printSummary(runs);
+  const buildSeconds = results.reduce((sum, r) => sum + r.buildSeconds, 0);
+  const info = { command: "npm run bench", startedAt, seconds, buildSeconds, loadGenerator: LOAD_GENERATOR };
   if (!PARTIAL && results.length === ENGINES.length) {
-    const buildSeconds = results.reduce((sum, r) => sum + r.buildSeconds, 0);
-    writeReport("BENCHMARKS.md", runs, { command: "npm run bench", startedAt, seconds, buildSeconds, loadGenerator: LOAD_GENERATOR });
+    writeReport("BENCHMARKS.md", runs, info);
     step("wrote BENCHMARKS.md (raw figures in bench/results/latest.json)");
+  } else if (process.env.BENCH_UPDATE === "1" && ENGINES.length === BENCH_ENGINES.length && results.length === ENGINES.length && !failed) {
+    updateReport("BENCHMARKS.md", runs, info);
+    step("updated the re-run benchmarks' rows and sections of BENCHMARKS.md");
   }
   failed ||= results.some((r) => r.failed);
 } catch (error) {

@@ -1,20 +1,24 @@
-// The Prisma client singleton, over the adapter of the engine DATABASE_URL
-// names: SQLite/libSQL (lib/database/sqlite.ts) or PostgreSQL (lib/database/postgres.ts).
+// The database singleton for the engine DATABASE_URL names, SQLite/libSQL
+// (lib/database/sqlite.ts) or PostgreSQL (lib/database/postgres.ts): the
+// Prisma client, and the single writer's outcome write (lib/database/outcome-write.ts).
 import "server-only";
 import { databaseEngine } from "@/lib/database/engine";
-import { createPostgresClient } from "@/lib/database/postgres";
-import { createSqliteClient } from "@/lib/database/sqlite";
+import { createPostgresDatabase } from "@/lib/database/postgres";
+import { createSqliteDatabase } from "@/lib/database/sqlite";
 import { env } from "@/lib/env";
 
-function createPrismaClient() {
+function createDatabase() {
   if (databaseEngine(env.DATABASE_URL) === "postgres") {
-    return createPostgresClient({ url: env.DATABASE_URL, poolMax: env.DATABASE_POOL_MAX });
+    return createPostgresDatabase({ url: env.DATABASE_URL, poolMax: env.DATABASE_POOL_MAX });
   }
-  return createSqliteClient({ url: env.DATABASE_URL, authToken: env.DATABASE_AUTH_TOKEN, lockWaitMs: env.DATABASE_LOCK_WAIT_MS });
+  return createSqliteDatabase({ url: env.DATABASE_URL, authToken: env.DATABASE_AUTH_TOKEN, lockWaitMs: env.DATABASE_LOCK_WAIT_MS });
 }
 
-type Db = ReturnType<typeof createPrismaClient>;
-const globalForPrisma = globalThis as unknown as { framehookPrisma?: Db };
+type Database = ReturnType<typeof createDatabase>;
+const globalForDatabase = globalThis as unknown as { framehookDatabase?: Database };
 
-export const prisma: Db = globalForPrisma.framehookPrisma ?? createPrismaClient();
-if (env.NODE_ENV !== "production") globalForPrisma.framehookPrisma = prisma;
+const database: Database = globalForDatabase.framehookDatabase ?? createDatabase();
+if (env.NODE_ENV !== "production") globalForDatabase.framehookDatabase = database;
+
+export const prisma = database.prisma;
+export const writeOutcome = database.writeOutcome;

@@ -30,8 +30,10 @@ export class SqliteConnection implements Client {
   closed = false;
   readonly #config: Config;
   #db: Client;
-  /** The open transaction, if any: the adapter's mutex keeps other statements out meanwhile. */
+  /** The open transaction, if any: other statements wait for it to end (#acquire). */
   #transaction: { poisoned: boolean } | undefined;
+  /** Settles when the last holder of the connection releases it. */
+  #tail: Promise<void> = Promise.resolve();
   /** `PRAGMA journal_mode = WAL`, once, before the first statement (it cannot change inside a transaction). */
   #wal: Promise<void> | undefined;
 
@@ -40,17 +42,27 @@ export class SqliteConnection implements Client {
     this.#db = createClient(config);
   }
 
-  async execute(stmt: InStatement): Promise<ResultSet> {
-    if (this.#transaction) throw new Error("A statement outside the open transaction would run inside it");
-    await this.#ensureWal();
-    return this.#run(() => this.#db.execute(stmt));
+  execute(stmt: InStatement): Promise<ResultSet> {
+    return this.#exclusive(async () => {
+      await this.#ensureWal();
+      return this.#run(() => this.#db.execute(stmt));
+    });
   }
 
   async transaction(): Promise<Transaction> {
+    // The connection is this transaction's until it ends: Prisma's adapter and
+    // the outcome writer (outcome-write-sqlite.ts) share it, each waiting its turn.
+    const release = await this.#acquire();
     // IMMEDIATE takes the write lock at BEGIN or fails there, before anything
     // ran: a refused transaction is safe to try again whole, and no statement
     // inside can be refused halfway (DEFERRED would upgrade at the first write).
-    await this.execute("BEGIN IMMEDIATE");
+    try {
+      await this.#ensureWal();
+      await this.#run(() => this.#db.execute("BEGIN IMMEDIATE"));
+    } catch (error) {
+      release();
+      throw error;
+    }
     const state = { poisoned: false, closed: false };
     this.#transaction = state;
     const end = async (sql: "COMMIT" | "ROLLBACK") => {
@@ -66,6 +78,7 @@ export class SqliteConnection implements Client {
         state.closed = true;
         this.#transaction = undefined;
         if (state.poisoned) this.#replace();
+        release();
       }
     };
     const inside = <T>(work: () => Promise<T>) => {
@@ -102,10 +115,11 @@ export class SqliteConnection implements Client {
     }
   }
 
-  async executeMultiple(sql: string): Promise<void> {
-    if (this.#transaction) throw new Error("A script outside the open transaction would run inside it");
-    await this.#ensureWal();
-    return this.#run(() => this.#db.executeMultiple(sql));
+  executeMultiple(sql: string): Promise<void> {
+    return this.#exclusive(async () => {
+      await this.#ensureWal();
+      return this.#run(() => this.#db.executeMultiple(sql));
+    });
   }
 
   sync(): Promise<void> {
@@ -115,6 +129,24 @@ export class SqliteConnection implements Client {
   close(): void {
     this.closed = true;
     this.#db.close();
+  }
+
+  /** Waits for the connection, then holds it until the returned release is called. */
+  #acquire(): Promise<() => void> {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const previous = this.#tail;
+    this.#tail = previous.then(() => released);
+    return previous.then(() => release);
+  }
+
+  async #exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const release = await this.#acquire();
+    try {
+      return await work();
+    } finally {
+      release();
+    }
   }
 
   /**

@@ -1,34 +1,52 @@
-// The Prisma client for SQLite (a `file:` database) and libSQL servers: the
-// adapter over one lock-safe connection, and how another writer's lock is
-// waited out.
+// The database for SQLite (a `file:` database) and libSQL servers: Prisma's
+// adapter and the outcome writer over one lock-safe connection, and how
+// another writer's lock is waited out.
 import "server-only";
-import type { Client, Config } from "@libsql/client";
+import { createClient, type Client, type Config } from "@libsql/client";
 import { PrismaLibSQL } from "@prisma/adapter-libsql";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { explainProviderMismatch } from "./provider-mismatch";
-import { SqliteConnection } from "./sqlite-connection";
+import { createSqliteOutcomeWriter } from "./outcome-write-sqlite";
+import { isLockError, SqliteConnection } from "./sqlite-connection";
 
-/** The libSQL adapter over SqliteConnection for `file:` URLs (a server's URL keeps @libsql/client's own client). */
-class LockSafeLibSQL extends PrismaLibSQL {
-  createClient(config: Config): Client {
-    return config.url.startsWith("file:") ? new SqliteConnection(config) : super.createClient(config);
+/**
+ * The Prisma client and the outcome writer for SQLite (a `file:` database) or
+ * a libSQL server, sharing one connection: for a file, a lock-safe
+ * SqliteConnection; for a server, @libsql/client's own client.
+ */
+export function createSqliteDatabase({ url, authToken, lockWaitMs = 5_000 }: { url: string; authToken?: string; lockWaitMs?: number }) {
+  const config: Config = { url, authToken };
+  const isFile = url.startsWith("file:");
+  let shared: Client | undefined;
+  // Opened at the first use, and again if Prisma closed it ($disconnect).
+  const connection = () => {
+    if (!shared || shared.closed) shared = isFile ? new SqliteConnection(config) : createClient(config);
+    return shared;
+  };
+  class SharedConnectionLibSQL extends PrismaLibSQL {
+    createClient(options: Config): Client {
+      // Prisma's shadow database (the CLI's, never the app's) is another URL.
+      return options.url === url ? connection() : super.createClient(options);
+    }
   }
-}
-
-export function createSqliteClient({ url, authToken, lockWaitMs = 5_000 }: { url: string; authToken?: string; lockWaitMs?: number }) {
-  const client = explainProviderMismatch(() => new PrismaClient({ adapter: new LockSafeLibSQL({ url, authToken }) }), url);
-  if (!url.startsWith("file:")) return client.$extends({});
+  const client = explainProviderMismatch(() => new PrismaClient({ adapter: new SharedConnectionLibSQL(config) }), url);
+  const writeOutcome = createSqliteOutcomeWriter({
+    connection,
+    retry: (operation) => (isFile ? retryWhileLocked(operation, lockWaitMs, isLockError) : operation()),
+  });
+  if (!isFile) return { prisma: client.$extends({}), writeOutcome };
 
   // Another writer's lock is waited out here, asynchronously, rather than
   // with SQLite's busy_timeout: libSQL's driver is synchronous, so
   // busy_timeout would stall the whole event loop (every request) while it
-  // waits. Between tries the adapter is free, so reads go on during another
+  // waits. Between tries the connection is free, so reads go on during another
   // connection's lock. (WAL mode is the connection's business: sqlite-connection.ts.)
-  return client.$extends({
+  const prisma = client.$extends({
     query: {
-      $allOperations: ({ args, query }) => retryWhileLocked(() => query(args), lockWaitMs),
+      $allOperations: ({ args, query }) => retryWhileLocked(() => query(args), lockWaitMs, isPrismaBusy),
     },
   });
+  return { prisma, writeOutcome };
 }
 
 /**
@@ -39,7 +57,7 @@ export function createSqliteClient({ url, authToken, lockWaitMs = 5_000 }: { url
  * (sqlite-connection.ts). The budget counts pauses, not the attempts
  * themselves: a first attempt slowed by a busy machine must not use it up.
  */
-async function retryWhileLocked<T>(operation: () => Promise<T>, waitMs: number): Promise<T> {
+async function retryWhileLocked<T>(operation: () => Promise<T>, waitMs: number, isBusy: (error: unknown) => boolean): Promise<T> {
   for (let attempt = 1, waited = 0; ; attempt++) {
     try {
       return await operation();
@@ -56,7 +74,7 @@ async function retryWhileLocked<T>(operation: () => Promise<T>, waitMs: number):
  * The libSQL adapter reports SQLITE_BUSY as a socket timeout: Prisma calls it
  * P1008 for model queries, and P2010 ("Raw query failed") for raw ones.
  */
-function isBusy(error: unknown): boolean {
+function isPrismaBusy(error: unknown): boolean {
   const { code, meta } = (error ?? {}) as { code?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: unknown } } } };
   return code === "P1008" || (code === "P2010" && meta?.driverAdapterError?.cause?.kind === "SocketTimeout");
 }

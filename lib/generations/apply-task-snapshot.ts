@@ -1,26 +1,29 @@
-// The single writer of task outcomes. Callbacks, browser-driven refreshes and
-// the cron all end here. The transition is a conditional update
-// (WHERE state = 'PENDING'), so N concurrent duplicates give one transition.
+// The single writer of task outcomes. Callbacks, browser-driven refreshes, the
+// cron and adoption all end here. Each report is one outcome write
+// (lib/database/outcome-write.ts): the conditional update (WHERE state =
+// 'PENDING'), so N concurrent duplicates give one transition, and the
+// delivery row recording it, stored together or not at all.
 import "server-only";
 import { invalidateCreditBalance } from "@/lib/credits";
-import { prisma } from "@/lib/db";
+import type { OutcomeWrite } from "@/lib/database/outcome-write";
+import { writeOutcome } from "@/lib/db";
 import { env } from "@/lib/env";
 import { requestMediaCopies } from "@/lib/media/copy-jobs";
 import type { DeliveryOutcome, DeliverySource } from "@/lib/generated/prisma/client";
 import type { TaskSnapshot } from "@/lib/gateway/task";
-import { recordDelivery } from "./delivery-log";
-import { updateGenerationIf } from "./update-if";
+import { announceGenerationRow } from "./publish-change";
 
-const METADATA_MAX_BYTES = 8 * 1024;
-
-const INFERRED_FAILURE = { state: "FAILURE" as const, errorCode: "task_not_found" };
+/** What older versions wrote when the gateway answered 404: a guess, which a real terminal report replaces. */
+const INFERRED_FAILURE_CODE = "task_not_found";
 
 export type ApplyResult = { outcome: DeliveryOutcome; deliveryId: number };
 
 type ApplyArgs = { generationId: string; snapshot: TaskSnapshot; source: DeliverySource; detail?: string };
 
-export function applyTaskSnapshot(args: ApplyArgs): Promise<ApplyResult> {
-  return apply(args, { onlyIfHeld: false }) as Promise<ApplyResult>;
+export async function applyTaskSnapshot(args: ApplyArgs): Promise<ApplyResult> {
+  const applied = await apply(args, { onlyIfHeld: false });
+  if (!applied) throw new Error(`Generation ${args.generationId} not found`);
+  return applied;
 }
 
 /**
@@ -35,71 +38,65 @@ export function applyTaskSnapshotIfHeld(args: ApplyArgs): Promise<ApplyResult | 
 
 async function apply({ generationId, snapshot, source, detail }: ApplyArgs, { onlyIfHeld }: { onlyIfHeld: boolean }): Promise<ApplyResult | null> {
   const now = new Date();
-  const notHeld = (current: { taskId: string | null } | null) => onlyIfHeld && current?.taskId !== snapshot.taskId;
-  const match = { id: generationId, taskId: snapshot.taskId, state: "PENDING" as const };
+  const report = { generationId, taskId: snapshot.taskId, now };
+  const delivery = { source, reportedState: snapshot.state, detail };
 
-  let outcome: DeliveryOutcome;
   if (snapshot.state === "PENDING") {
-    const updated = await updateGenerationIf({ where: match, data: { lastHeardAt: now } });
-    if (!updated && onlyIfHeld && notHeld(await prisma.generation.findUnique({ where: { id: generationId }, select: { taskId: true } }))) return null;
-    outcome = updated ? "STILL_PENDING" : "LATE_IGNORED";
-  } else if (await awaitingResultUrls({ match, snapshot, now })) {
+    const { delivery: stored } = await writeOutcome({
+      ...report,
+      change: { kind: "heard" },
+      delivery: { ...delivery, ifMatched: "STILL_PENDING", ifNotMatched: { duplicateOf: null, onlyIfHeld } },
+    });
+    return stored && { outcome: stored.outcome, deliveryId: stored.id };
+  }
+
+  if (snapshot.state === "SUCCESS" && snapshot.resultUrls.length === 0) {
     // Some gateways report SUCCESS before the result is published: a final
     // SUCCESS without a video would be a charged, empty card. Keep polling
     // until the URLs appear or the task is overdue, then take what there is.
-    outcome = "STILL_PENDING";
-    detail = detail ?? "SUCCESS without result URLs yet";
-  } else {
-    const succeeded = snapshot.state === "SUCCESS";
-    const transitioned = await updateGenerationIf({
-      // A real terminal report also replaces a FAILURE that versions before
-      // #12 inferred from 404s: that one was a guess, this is the gateway.
-      where: { id: generationId, taskId: snapshot.taskId, OR: [{ state: "PENDING" }, INFERRED_FAILURE] },
-      data: {
-        state: snapshot.state,
-        resultUrls: JSON.stringify(succeeded ? snapshot.resultUrls : []),
-        resultUrlsDropped: succeeded ? (snapshot.droppedResultUrls ?? 0) : 0,
-        // Charged on SUCCESS only; a FAILURE costs 0 whatever the payload says.
-        creditsConsumed: succeeded ? snapshot.creditsConsumed : 0,
-        errorCode: succeeded ? null : (snapshot.failCode ?? "generation_failed"),
-        errorMessage: succeeded ? null : (snapshot.failMessage ?? "The gateway reported that generation failed."),
-        gatewayMetadata: serializeMetadata(snapshot.metadata),
-        lastHeardAt: now,
-        completedAt: now,
-      },
+    const { delivery: stored } = await writeOutcome({
+      ...report,
+      change: { kind: "heard" },
+      createdAfter: new Date(now.getTime() - env.PENDING_OVERDUE_MS),
+      delivery: { ...delivery, detail: detail ?? "SUCCESS without result URLs yet", ifMatched: "STILL_PENDING", ifNotMatched: "skip" },
     });
-    if (transitioned) {
-      outcome = "APPLIED";
-      // The gateway's balance has changed: the next read asks it again.
-      invalidateCreditBalance();
-      if (succeeded) requestMediaCopies([generationId]); // [media #18] copy the results into our storage (lib/media/copy-jobs.ts)
-    } else {
-      const current = await prisma.generation.findUnique({ where: { id: generationId }, select: { state: true, taskId: true } });
-      if (notHeld(current)) return null;
-      outcome = current?.state === snapshot.state ? "DUPLICATE" : "LATE_IGNORED";
-    }
+    if (stored) return { outcome: stored.outcome, deliveryId: stored.id };
   }
 
-  const deliveryId = await recordDelivery({ generationId, taskId: snapshot.taskId, source, outcome, reportedState: snapshot.state, detail });
-  return { outcome, deliveryId };
+  const written = await writeOutcome({
+    ...report,
+    change: terminalChange(snapshot, snapshot.state),
+    replacesFailureCode: INFERRED_FAILURE_CODE,
+    delivery: { ...delivery, ifMatched: "APPLIED", ifNotMatched: { duplicateOf: snapshot.state, onlyIfHeld } },
+  });
+  if (written.row) {
+    // The gateway's balance has changed: the next read asks it again.
+    invalidateCreditBalance();
+    if (snapshot.state === "SUCCESS") requestMediaCopies([generationId]);
+    await announceGenerationRow(written.row).catch((error: unknown) => {
+      // Stored either way; open galleries catch up by their safety-net poll.
+      console.warn(`[framehook] could not announce the change of ${generationId}:`, error);
+    });
+  }
+  return written.delivery && { outcome: written.delivery.outcome, deliveryId: written.delivery.id };
 }
 
-async function awaitingResultUrls({
-  match,
-  snapshot,
-  now,
-}: {
-  match: { id: string; taskId: string; state: "PENDING" };
-  snapshot: TaskSnapshot;
-  now: Date;
-}): Promise<boolean> {
-  if (snapshot.state !== "SUCCESS" || snapshot.resultUrls.length > 0) return false;
-  const recent = { gt: new Date(now.getTime() - env.PENDING_OVERDUE_MS) };
-  return updateGenerationIf({ where: { ...match, createdAt: recent }, data: { lastHeardAt: now } });
+function terminalChange(snapshot: TaskSnapshot, state: "SUCCESS" | "FAILURE"): OutcomeWrite["change"] {
+  const succeeded = state === "SUCCESS";
+  return {
+    kind: "terminal",
+    state,
+    resultUrls: JSON.stringify(succeeded ? snapshot.resultUrls : []),
+    resultUrlsDropped: succeeded ? (snapshot.droppedResultUrls ?? 0) : 0,
+    // Charged on SUCCESS only; a FAILURE costs 0 whatever the payload says.
+    creditsConsumed: succeeded ? snapshot.creditsConsumed : 0,
+    errorCode: succeeded ? null : (snapshot.failCode ?? "generation_failed"),
+    errorMessage: succeeded ? null : (snapshot.failMessage ?? "The gateway reported that generation failed."),
+    gatewayMetadata: serializeMetadata(snapshot.metadata),
+  };
 }
 
+/** The snapshot's metadata is already bounded in depth and size (lib/gateway/task.ts). */
 function serializeMetadata(metadata: Record<string, unknown>): string | null {
-  if (Object.keys(metadata).length === 0) return null;
-  const text = JSON.stringify(metadata);
-  return Buffer.byteLength(text) <= METADATA_MAX_BYTES ? text : null;
+  return Object.keys(metadata).length === 0 ? null : JSON.stringify(metadata);
 }

@@ -1,5 +1,7 @@
-// Conditional single-row updates, the building block of the single writer,
-// the polling lease and submit: `UPDATE … WHERE id = ? AND <condition>`.
+// Conditional single-row updates through Prisma, for the writes that are not
+// a task's outcome (the polling lease, submit, adoption's claim):
+// `UPDATE … WHERE id = ? AND <condition>`. An outcome and its delivery row are
+// one write of their own (apply-task-snapshot.ts, lib/database/outcome-write.ts).
 //
 // updateManyAndReturn, not update + P2025: "nothing matched" is no row,
 // not an error. (BENCHMARKS.md measured `update`, a bare
@@ -22,7 +24,7 @@ export async function updateGenerationIf({
   data: Prisma.GenerationUpdateManyMutationInput;
 }): Promise<boolean> {
   // One `UPDATE … RETURNING`: the row it returns is what the live gallery's
-  // event carries, so a state change is published beside the write (#16) without a second read.
+  // event carries, so a state change is published beside the write without a second read.
   const [row] = await prisma.generation.updateManyAndReturn({ where, data, select: { id: true, state: true, updatedAt: true, ownerId: true } });
   if (row && data.state !== undefined) await announceGenerationRow(row);
   return row !== undefined;

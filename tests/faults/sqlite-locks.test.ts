@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { createClient } from "@libsql/client";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createSqliteClient } from "@/lib/database/sqlite";
+import { createSqliteDatabase } from "@/lib/database/sqlite";
 import { testEngine } from "../support/test-database";
 import { canLockAtOnce, lockDatabaseWrites } from "./support/database";
 
@@ -40,7 +40,7 @@ describe.skipIf(testEngine() === "postgres")("SQLite client", () => {
     const file = path.join(dir, `${randomUUID()}.db`);
     fs.copyFileSync(template, file);
     const url = `file:${file}`;
-    const prisma = createSqliteClient({ url, lockWaitMs: LOCK_WAIT_MS });
+    const { prisma } = createSqliteDatabase({ url, lockWaitMs: LOCK_WAIT_MS });
     clients.push(prisma);
     return { url, prisma };
   }

@@ -1,0 +1,88 @@
+// The outcome write on PostgreSQL: one statement, hence one round trip and
+// one implicit transaction. The conditional UPDATE … RETURNING and the
+// delivery INSERT are data-modifying CTEs of the same statement, so a
+// restart, a killed instance or a lost connection leaves both or neither.
+import type pg from "pg";
+import type { DeliveryOutcome, GenerationState } from "@/lib/generated/prisma/client";
+import { deliveryDetail, type OutcomeWrite, type OutcomeWriter } from "./outcome-write";
+
+// $1 id, $2 taskId, $3 now, $4 createdAfter, $5 replacesFailureCode,
+// $6 source, $7 outcome if matched, $8 reportedState, $9 detail,
+// $10 duplicateOf, $11 record when not matched, $12 only if held;
+// a terminal change adds $13 state … $18 gatewayMetadata, $19 resultUrlsDropped.
+const SET_TERMINAL = `"state" = $13::"GenerationState", "resultUrls" = $14::text, "creditsConsumed" = $15::double precision,
+    "errorCode" = $16::text, "errorMessage" = $17::text, "gatewayMetadata" = $18::text, "resultUrlsDropped" = $19::integer, "completedAt" = $3::timestamp(3),`;
+
+// Timestamps travel as ISO text into timestamp(3) columns (a time zone in the
+// input is ignored: the value is UTC, as Prisma writes it) and come back as
+// timestamptz, which pg parses without the process's time zone.
+//
+// `current` is read only when the update matched nothing, FOR SHARE: a
+// locking read sees the latest committed version of the row, so a duplicate
+// that waited on a concurrent transition reads SUCCESS, not the snapshot's PENDING.
+const statement = (set: string) => `WITH updated AS (
+  UPDATE "Generation" SET ${set} "lastHeardAt" = $3::timestamp(3), "updatedAt" = $3::timestamp(3)
+  WHERE "id" = $1 AND "taskId" = $2::text
+    AND ("state" = 'PENDING' OR ("state" = 'FAILURE' AND "errorCode" = $5::text))
+    AND ($4::timestamp(3) IS NULL OR "createdAt" > $4::timestamp(3))
+  RETURNING "id", "state", "updatedAt", "ownerId"
+), current AS (
+  SELECT "state", "taskId" FROM "Generation" WHERE "id" = $1 AND NOT EXISTS (SELECT FROM updated) FOR SHARE
+), delivery AS (
+  INSERT INTO "Delivery" ("generationId", "taskId", "source", "outcome", "reportedState", "detail", "createdAt")
+  SELECT $1, $2::text, $6::"DeliverySource",
+    CASE WHEN EXISTS (SELECT FROM updated) THEN $7::"DeliveryOutcome"
+      WHEN c."state"::text = $10::text THEN 'DUPLICATE'::"DeliveryOutcome"
+      ELSE 'LATE_IGNORED'::"DeliveryOutcome" END,
+    $8::text, $9::text, $3::timestamp(3)
+  FROM (SELECT) AS one LEFT JOIN current AS c ON true
+  WHERE EXISTS (SELECT FROM updated) OR ($11::boolean AND c."state" IS NOT NULL AND (NOT $12::boolean OR c."taskId" = $2::text))
+  RETURNING "id", "outcome"
+)
+SELECT u."id", u."state", u."updatedAt" AT TIME ZONE 'UTC' AS "updatedAt", u."ownerId", d."id" AS "deliveryId", d."outcome"
+FROM (SELECT) AS one LEFT JOIN updated AS u ON true LEFT JOIN delivery AS d ON true`;
+
+const HEARD = statement("");
+const TERMINAL = statement(SET_TERMINAL);
+
+/** One row always: the update's columns are null when it matched nothing, the delivery's when none was stored. */
+type ResultRow = {
+  id: string | null;
+  state: GenerationState | null;
+  updatedAt: Date | null;
+  ownerId: string | null;
+  deliveryId: number | null;
+  outcome: DeliveryOutcome | null;
+};
+
+export function createPostgresOutcomeWriter(pool: pg.Pool): OutcomeWriter {
+  return async (write: OutcomeWrite) => {
+    const { rows } = await pool.query<ResultRow>(write.change.kind === "terminal" ? TERMINAL : HEARD, parameters(write));
+    const [result] = rows;
+    if (!result) throw new Error("The outcome write returned no row");
+    return {
+      row: result.id === null ? null : { id: result.id, state: result.state!, updatedAt: result.updatedAt!, ownerId: result.ownerId! },
+      delivery: result.deliveryId === null ? null : { id: result.deliveryId, outcome: result.outcome! },
+    };
+  };
+}
+
+function parameters({ generationId, taskId, change, replacesFailureCode, createdAfter, now, delivery }: OutcomeWrite): unknown[] {
+  const notMatched = delivery.ifNotMatched === "skip" ? null : delivery.ifNotMatched;
+  const common = [
+    generationId,
+    taskId,
+    now.toISOString(),
+    createdAfter?.toISOString() ?? null,
+    replacesFailureCode ?? null,
+    delivery.source,
+    delivery.ifMatched,
+    delivery.reportedState,
+    deliveryDetail(delivery.detail),
+    notMatched?.duplicateOf ?? null,
+    notMatched !== null,
+    notMatched?.onlyIfHeld ?? false,
+  ];
+  if (change.kind === "heard") return common;
+  return [...common, change.state, change.resultUrls, change.creditsConsumed, change.errorCode, change.errorMessage, change.gatewayMetadata, change.resultUrlsDropped];
+}

@@ -1,0 +1,136 @@
+// The outcome write on SQLite (and libSQL servers): two statements in one
+// short transaction, sent as one batch (BEGIN IMMEDIATE … COMMIT on a file,
+// one request to a server). The delivery INSERT reads changes(), the rows the
+// UPDATE just changed, so nothing goes back to JavaScript in between.
+import type { Client, InStatement, InValue, ResultSet } from "@libsql/client";
+import type { DeliveryOutcome, GenerationState } from "@/lib/generated/prisma/client";
+import { deliveryDetail, type OutcomeWrite, type OutcomeWriter, type WrittenOutcome } from "./outcome-write";
+
+const SET_TERMINAL = `"state" = :state, "resultUrls" = :resultUrls, "creditsConsumed" = :creditsConsumed,
+    "errorCode" = :errorCode, "errorMessage" = :errorMessage, "gatewayMetadata" = :gatewayMetadata, "resultUrlsDropped" = :resultUrlsDropped, "completedAt" = :now,`;
+
+const update = (set: string) => `UPDATE "Generation" SET ${set} "lastHeardAt" = :now, "updatedAt" = :now
+  WHERE "id" = :id AND "taskId" = :taskId
+    AND ("state" = 'PENDING' OR ("state" = 'FAILURE' AND "errorCode" = :replacesFailureCode))
+    AND (:createdAfter IS NULL OR "createdAt" > :createdAfter)
+  RETURNING "id", "state", "updatedAt", "ownerId"`;
+
+const UPDATE_HEARD = update("");
+const UPDATE_TERMINAL = update(SET_TERMINAL);
+
+// changes() is the UPDATE's count: the INSERT that reads it has not completed.
+const INSERT_DELIVERY = `INSERT INTO "Delivery" ("generationId", "taskId", "source", "outcome", "reportedState", "detail", "createdAt")
+  SELECT :id, :taskId, :source,
+    CASE WHEN changes() > 0 THEN :ifMatched WHEN "state" = :duplicateOf THEN 'DUPLICATE' ELSE 'LATE_IGNORED' END,
+    :reportedState, :detail, :now
+  FROM "Generation"
+  WHERE "id" = :id AND (changes() > 0 OR (:record AND (NOT :onlyIfHeld OR "taskId" = :taskId)))
+  RETURNING "id", "outcome"`;
+
+/** DateTime as Prisma's libSQL adapter writes it (ISO 8601, "+00:00"), so that Prisma reads it back and compares it as text. */
+export const sqliteDateTime = (date: Date) => date.toISOString().replace("Z", "+00:00");
+
+/** Writes that arrived together share a transaction, up to this many. */
+const GROUP_MAX = 64;
+
+type Queued = { write: OutcomeWrite; resolve: (written: WrittenOutcome) => void; reject: (error: unknown) => void };
+
+/**
+ * `connection` is called per transaction: the connection may be replaced
+ * (after a lock error). `retry` waits out another connection's lock.
+ *
+ * Group commit: a commit costs an fsync of the WAL (milliseconds, on the
+ * thread that runs SQLite), so the writes queued while one transaction ran
+ * are committed together in the next. Each caller's answer still waits for
+ * the COMMIT that stored its write. If a statement fails, the group is
+ * rolled back and each write is tried alone, so one bad write fails only its caller.
+ */
+export function createSqliteOutcomeWriter({
+  connection,
+  retry,
+}: {
+  connection: () => Client;
+  retry: <T>(operation: () => Promise<T>) => Promise<T>;
+}): OutcomeWriter {
+  const queue: Queued[] = [];
+  let draining = false;
+
+  const commit = async (writes: OutcomeWrite[]) => {
+    const results = await retry(() => connection().batch(writes.flatMap(statementsOf), "write"));
+    return writes.map((_, i) => readResult(results[2 * i]!, results[2 * i + 1]!));
+  };
+
+  const drain = async () => {
+    draining = true;
+    try {
+      // Let the requests already read in this turn of the event loop queue their writes first.
+      await new Promise((resolve) => setImmediate(resolve));
+      while (queue.length > 0) {
+        const group = queue.splice(0, GROUP_MAX);
+        try {
+          const written = await commit(group.map((q) => q.write));
+          group.forEach((q, i) => q.resolve(written[i]!));
+        } catch (error) {
+          if (group.length === 1) group[0]!.reject(error);
+          else for (const q of group) await commit([q.write]).then(([written]) => q.resolve(written!), q.reject);
+        }
+      }
+    } finally {
+      draining = false;
+    }
+  };
+
+  return (write) =>
+    new Promise<WrittenOutcome>((resolve, reject) => {
+      queue.push({ write, resolve, reject });
+      if (!draining) void drain();
+    });
+}
+
+function statementsOf(write: OutcomeWrite): InStatement[] {
+  const args = namedArgs(write);
+  return [
+    { sql: write.change.kind === "terminal" ? UPDATE_TERMINAL : UPDATE_HEARD, args },
+    { sql: INSERT_DELIVERY, args },
+  ];
+}
+
+function readResult(updated: ResultSet, inserted: ResultSet): WrittenOutcome {
+  const row = updated.rows[0];
+  const delivery = inserted.rows[0];
+  return {
+    row: row ? { id: String(row.id), state: row.state as GenerationState, updatedAt: new Date(String(row.updatedAt)), ownerId: String(row.ownerId) } : null,
+    delivery: delivery ? { id: Number(delivery.id), outcome: delivery.outcome as DeliveryOutcome } : null,
+  };
+}
+
+function namedArgs({ generationId, taskId, change, replacesFailureCode, createdAfter, now, delivery }: OutcomeWrite): Record<string, InValue> {
+  const notMatched = delivery.ifNotMatched === "skip" ? null : delivery.ifNotMatched;
+  const terminal: Record<string, InValue> =
+    change.kind === "terminal"
+      ? {
+          state: change.state,
+          resultUrls: change.resultUrls,
+          creditsConsumed: change.creditsConsumed,
+          errorCode: change.errorCode,
+          errorMessage: change.errorMessage,
+          gatewayMetadata: change.gatewayMetadata,
+          resultUrlsDropped: change.resultUrlsDropped,
+        }
+      : {};
+  return {
+    id: generationId,
+    taskId,
+    now: sqliteDateTime(now),
+    createdAfter: createdAfter ? sqliteDateTime(createdAfter) : null,
+    replacesFailureCode: replacesFailureCode ?? null,
+    source: delivery.source,
+    ifMatched: delivery.ifMatched,
+    reportedState: delivery.reportedState,
+    detail: deliveryDetail(delivery.detail),
+    duplicateOf: notMatched?.duplicateOf ?? null,
+    record: notMatched ? 1 : 0,
+    onlyIfHeld: notMatched?.onlyIfHeld ? 1 : 0,
+    ...terminal,
+  };
+}

@@ -1,0 +1,67 @@
+// The hot write of the single writer, as one unit on every engine: a
+// generation's conditional update and the delivery row that records what came
+// of it are stored together or not at all. One statement on PostgreSQL
+// (outcome-write-postgres.ts), one short transaction on SQLite
+// (outcome-write-sqlite.ts), both without Prisma's per-query cost.
+import type { DeliveryOutcome, DeliverySource, GenerationState } from "@/lib/generated/prisma/client";
+
+/** What the write sets besides lastHeardAt and updatedAt (always the write's `now`). */
+export type OutcomeChange =
+  | { kind: "heard" }
+  | {
+      kind: "terminal";
+      state: "SUCCESS" | "FAILURE";
+      /** JSON text, as the column stores it. */
+      resultUrls: string;
+      creditsConsumed: number | null;
+      errorCode: string | null;
+      errorMessage: string | null;
+      gatewayMetadata: string | null;
+      /** Result URLs the gateway named past the kept ones. */
+      resultUrlsDropped: number;
+    };
+
+export type OutcomeWrite = {
+  generationId: string;
+  /** The row must hold this task. */
+  taskId: string;
+  change: OutcomeChange;
+  /**
+   * The row must be PENDING, or a FAILURE with this errorCode (an outcome the
+   * app inferred, which a real report replaces).
+   */
+  replacesFailureCode?: string;
+  /** The row must have been created after this. */
+  createdAfter?: Date;
+  now: Date;
+  delivery: {
+    source: DeliverySource;
+    reportedState: string;
+    detail?: string;
+    /** The outcome recorded when the row matched (APPLIED, STILL_PENDING). */
+    ifMatched: DeliveryOutcome;
+    /**
+     * When it did not match: "record" stores DUPLICATE if the row is already
+     * in `duplicateOf`, otherwise LATE_IGNORED; `onlyIfHeld` stores nothing
+     * when the row does not hold `taskId`. "skip" stores nothing.
+     */
+    ifNotMatched: { duplicateOf: GenerationState | null; onlyIfHeld: boolean } | "skip";
+  };
+};
+
+/** The row as the write left it, what the live gallery's event carries. */
+export type OutcomeRow = { id: string; state: GenerationState; updatedAt: Date; ownerId: string };
+
+export type WrittenOutcome = {
+  /** The updated row, when it matched. */
+  row: OutcomeRow | null;
+  /** The delivery stored with it, if any. */
+  delivery: { id: number; outcome: DeliveryOutcome } | null;
+};
+
+export type OutcomeWriter = (write: OutcomeWrite) => Promise<WrittenOutcome>;
+
+/** The delivery's detail as stored: the log keeps a line, not a payload. */
+export const DELIVERY_DETAIL_MAX_LENGTH = 300;
+
+export const deliveryDetail = (detail: string | undefined) => (detail === undefined ? null : detail.slice(0, DELIVERY_DETAIL_MAX_LENGTH));

@@ -1,0 +1,187 @@
+// The outcome write (lib/database/outcome-write*.ts) on the engine under test:
+// the conditional update and its delivery row stored together or not at all,
+// in the exact form Prisma writes, so that Prisma reads and filters them.
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { createClient } from "@libsql/client";
+import { describe, expect, test } from "vitest";
+import type { OutcomeWrite } from "@/lib/database/outcome-write";
+import { testEngine } from "../support/test-database";
+
+const { prisma, writeOutcome } = await import("@/lib/db");
+
+async function pendingGeneration(overrides: { createdAt?: Date; state?: "PENDING" | "FAILURE"; errorCode?: string } = {}) {
+  const id = `ow-${randomUUID()}`;
+  const taskId = `task_${id}`;
+  await prisma.generation.create({ data: { id, taskId, model: "m", prompt: "p", ownerId: "outcome-owner", state: "PENDING", ...overrides } });
+  return { id, taskId };
+}
+
+const success = { kind: "terminal", state: "SUCCESS", resultUrls: '["https://cdn.example/v.mp4"]', creditsConsumed: 0.704, errorCode: null, errorMessage: null, gatewayMetadata: '{"seed":7}', resultUrlsDropped: 2 } as const;
+
+function terminalWrite({ id, taskId }: { id: string; taskId: string }, extra: Partial<OutcomeWrite> = {}): OutcomeWrite {
+  return {
+    generationId: id,
+    taskId,
+    change: success,
+    replacesFailureCode: "task_not_found",
+    now: new Date(),
+    delivery: { source: "CALLBACK", reportedState: "SUCCESS", ifMatched: "APPLIED", ifNotMatched: { duplicateOf: "SUCCESS", onlyIfHeld: false } },
+    ...extra,
+  };
+}
+
+const deliveriesOf = (generationId: string) => prisma.delivery.findMany({ where: { generationId }, orderBy: { id: "asc" } });
+
+describe(`the outcome write (${testEngine()})`, () => {
+  test("a PENDING row: the transition and its APPLIED delivery, as Prisma reads them back", async () => {
+    const generation = await pendingGeneration();
+    const now = new Date(Date.now() - 1234);
+    const written = await writeOutcome(terminalWrite(generation, { now }));
+
+    expect(written.row).toEqual({ id: generation.id, state: "SUCCESS", updatedAt: now, ownerId: "outcome-owner" });
+    const row = await prisma.generation.findUniqueOrThrow({ where: { id: generation.id } });
+    expect(row).toMatchObject({ state: "SUCCESS", resultUrls: success.resultUrls, creditsConsumed: 0.704, gatewayMetadata: '{"seed":7}', resultUrlsDropped: 2, errorCode: null });
+    expect([row.completedAt, row.lastHeardAt, row.updatedAt]).toEqual([now, now, now]);
+    const [delivery] = await deliveriesOf(generation.id);
+    expect(written.delivery).toEqual({ id: delivery!.id, outcome: "APPLIED" });
+    expect(delivery).toMatchObject({ taskId: generation.taskId, source: "CALLBACK", outcome: "APPLIED", reportedState: "SUCCESS", detail: null, createdAt: now });
+    // Written in the form Prisma writes, so Prisma's own filters on the dates find the rows.
+    expect(await prisma.generation.count({ where: { id: generation.id, completedAt: { gte: now, lte: now } } })).toBe(1);
+    expect(await prisma.delivery.count({ where: { generationId: generation.id, createdAt: { gt: new Date(now.getTime() - 1) } } })).toBe(1);
+  });
+
+  test("the same report again: nothing changes, a DUPLICATE is recorded; another terminal state: LATE_IGNORED", async () => {
+    const generation = await pendingGeneration();
+    await writeOutcome(terminalWrite(generation));
+    const before = await prisma.generation.findUniqueOrThrow({ where: { id: generation.id } });
+
+    const again = await writeOutcome(terminalWrite(generation, { change: { ...success, creditsConsumed: 99 } }));
+    expect(again.row).toBeNull();
+    expect(again.delivery?.outcome).toBe("DUPLICATE");
+    const failure = await writeOutcome(
+      terminalWrite(generation, {
+        change: { kind: "terminal", state: "FAILURE", resultUrls: "[]", creditsConsumed: 0, errorCode: "x", errorMessage: "y", gatewayMetadata: null, resultUrlsDropped: 0 },
+        delivery: { source: "POLL", reportedState: "FAILURE", ifMatched: "APPLIED", ifNotMatched: { duplicateOf: "FAILURE", onlyIfHeld: false } },
+      }),
+    );
+    expect(failure).toMatchObject({ row: null, delivery: { outcome: "LATE_IGNORED" } });
+
+    expect(await prisma.generation.findUniqueOrThrow({ where: { id: generation.id } })).toEqual(before);
+    expect((await deliveriesOf(generation.id)).map((d) => [d.source, d.outcome])).toEqual([
+      ["CALLBACK", "APPLIED"],
+      ["CALLBACK", "DUPLICATE"],
+      ["POLL", "LATE_IGNORED"],
+    ]);
+  });
+
+  test("twenty copies at once: one transition, nineteen DUPLICATE", async () => {
+    const generation = await pendingGeneration();
+    const results = await Promise.all(Array.from({ length: 20 }, () => writeOutcome(terminalWrite(generation))));
+    expect(results.filter((r) => r.row !== null)).toHaveLength(1);
+    const outcomes = (await deliveriesOf(generation.id)).map((d) => d.outcome).sort();
+    expect(outcomes).toEqual(["APPLIED", ...Array(19).fill("DUPLICATE")]);
+  });
+
+  test("only if held: a row holding another task (or none) is left alone and nothing is recorded", async () => {
+    const generation = await pendingGeneration();
+    const held = { duplicateOf: "SUCCESS", onlyIfHeld: true } as const;
+    const delivery = { source: "CALLBACK", reportedState: "SUCCESS", ifMatched: "APPLIED", ifNotMatched: held } as const;
+    expect(await writeOutcome(terminalWrite({ id: generation.id, taskId: "task_someone_else" }, { delivery }))).toEqual({ row: null, delivery: null });
+    expect(await writeOutcome(terminalWrite({ id: `ow-missing-${randomUUID()}`, taskId: "task_x" }, { delivery }))).toEqual({ row: null, delivery: null });
+    expect(await prisma.generation.findUniqueOrThrow({ where: { id: generation.id } })).toMatchObject({ state: "PENDING", completedAt: null });
+    expect(await deliveriesOf(generation.id)).toEqual([]);
+  });
+
+  test("heard: lastHeardAt moves and STILL_PENDING is recorded; after the outcome, LATE_IGNORED", async () => {
+    const generation = await pendingGeneration();
+    const heard = (now: Date) =>
+      writeOutcome({
+        generationId: generation.id,
+        taskId: generation.taskId,
+        change: { kind: "heard" },
+        now,
+        delivery: { source: "POLL", reportedState: "PENDING", ifMatched: "STILL_PENDING", ifNotMatched: { duplicateOf: null, onlyIfHeld: false } },
+      });
+    const first = new Date(Date.now() - 5000);
+    expect(await heard(first)).toMatchObject({ row: { state: "PENDING" }, delivery: { outcome: "STILL_PENDING" } });
+    expect(await prisma.generation.findUniqueOrThrow({ where: { id: generation.id } })).toMatchObject({ state: "PENDING", lastHeardAt: first, completedAt: null });
+    await writeOutcome(terminalWrite(generation));
+    expect(await heard(new Date())).toMatchObject({ row: null, delivery: { outcome: "LATE_IGNORED" } });
+  });
+
+  test("createdAfter: a row created before it does not match; 'skip' records nothing", async () => {
+    const generation = await pendingGeneration({ createdAt: new Date(Date.now() - 60_000) });
+    const write = (createdAfter: Date) =>
+      writeOutcome({
+        generationId: generation.id,
+        taskId: generation.taskId,
+        change: { kind: "heard" },
+        createdAfter,
+        now: new Date(),
+        delivery: { source: "CALLBACK", reportedState: "SUCCESS", detail: "no URLs yet", ifMatched: "STILL_PENDING", ifNotMatched: "skip" },
+      });
+    expect(await write(new Date(Date.now() - 30_000))).toEqual({ row: null, delivery: null });
+    expect(await write(new Date(Date.now() - 90_000))).toMatchObject({ row: { state: "PENDING" }, delivery: { outcome: "STILL_PENDING" } });
+    expect((await deliveriesOf(generation.id)).map((d) => d.detail)).toEqual(["no URLs yet"]);
+  });
+
+  test("a FAILURE the app inferred is replaced by a real report; any other FAILURE is not", async () => {
+    const inferred = await pendingGeneration({ state: "FAILURE", errorCode: "task_not_found" });
+    expect((await writeOutcome(terminalWrite(inferred))).delivery?.outcome).toBe("APPLIED");
+    const real = await pendingGeneration({ state: "FAILURE", errorCode: "content_policy" });
+    expect((await writeOutcome(terminalWrite(real))).delivery?.outcome).toBe("LATE_IGNORED");
+    expect(await prisma.generation.findUniqueOrThrow({ where: { id: real.id } })).toMatchObject({ state: "FAILURE", creditsConsumed: null });
+  });
+
+  test("a long detail is cut to 300 characters", async () => {
+    const generation = await pendingGeneration();
+    await writeOutcome(terminalWrite(generation, { delivery: { source: "CALLBACK", reportedState: "SUCCESS", detail: "d".repeat(5000), ifMatched: "APPLIED", ifNotMatched: "skip" } }));
+    expect((await deliveriesOf(generation.id))[0]!.detail).toHaveLength(300);
+  });
+
+  test("both or neither: when the delivery cannot be stored, the transition is not stored either", async () => {
+    const generation = await pendingGeneration();
+    const refused = `refused-${randomUUID()}`;
+    const dropTrigger = await refuseDeliveriesWithDetail(refused);
+    try {
+      const write = terminalWrite(generation, { delivery: { source: "CALLBACK", reportedState: "SUCCESS", detail: refused, ifMatched: "APPLIED", ifNotMatched: "skip" } });
+      // Another write at the same moment (on SQLite, in the same group commit) is not failed by this one.
+      const bystander = await pendingGeneration();
+      const [refusal, other] = await Promise.allSettled([writeOutcome(write), writeOutcome(terminalWrite(bystander))]);
+      expect(refusal).toMatchObject({ status: "rejected", reason: expect.objectContaining({ message: expect.stringMatching(/refused/) }) });
+      expect(other).toMatchObject({ status: "fulfilled", value: { delivery: { outcome: "APPLIED" } } });
+    } finally {
+      await dropTrigger();
+    }
+    expect(await prisma.generation.findUniqueOrThrow({ where: { id: generation.id } })).toMatchObject({ state: "PENDING", creditsConsumed: null, completedAt: null });
+    expect(await deliveriesOf(generation.id)).toEqual([]);
+    // The same report, retried once the fault is gone, applies once.
+    expect((await writeOutcome(terminalWrite(generation))).delivery?.outcome).toBe("APPLIED");
+  });
+});
+
+/** A trigger (from a connection of the test's own) that makes the database refuse a delivery insert carrying `detail`. */
+async function refuseDeliveriesWithDetail(detail: string): Promise<() => Promise<void>> {
+  const url = process.env.DATABASE_URL!;
+  const name = `refuse_${detail.replace(/\W/g, "_")}`;
+  if (testEngine() === "postgres") {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const run = async (sql: string) => {
+      await client.query(sql);
+    };
+    await run(`CREATE FUNCTION ${name}() RETURNS trigger AS $$ BEGIN IF NEW."detail" = '${detail}' THEN RAISE EXCEPTION 'delivery refused'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`);
+    await run(`CREATE TRIGGER ${name} BEFORE INSERT ON "Delivery" FOR EACH ROW EXECUTE FUNCTION ${name}()`);
+    return async () => {
+      await run(`DROP TRIGGER ${name} ON "Delivery"; DROP FUNCTION ${name}()`);
+      await client.end();
+    };
+  }
+  const client = createClient({ url });
+  await client.execute(`CREATE TRIGGER ${name} BEFORE INSERT ON "Delivery" WHEN NEW."detail" = '${detail}' BEGIN SELECT RAISE(ABORT, 'delivery refused'); END`);
+  return async () => {
+    await client.execute(`DROP TRIGGER ${name}`);
+    client.close();
+  };
+}
