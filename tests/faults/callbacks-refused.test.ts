@@ -8,7 +8,6 @@ import { uniqueMarker } from "../support/simulator-control";
 import { lockDatabaseWrites, useFreshDatabase } from "./support/database";
 import { startFaultProxy } from "./support/fault-proxy";
 import { expectNothingLost } from "./support/invariants";
-import { warmUpApp } from "./support/warm-up";
 
 const db = useFreshDatabase("callbacks");
 /** Per generation: how many deliveries to fail with 503. */
@@ -38,7 +37,6 @@ const app = await startApp({
 });
 proxy.setTarget(app.baseUrl);
 const { prisma } = await import("@/lib/db");
-await warmUpApp();
 
 afterAll(async () => {
   await app.close();

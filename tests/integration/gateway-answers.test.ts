@@ -31,7 +31,7 @@ if (!outward) throw new Error("no non-loopback IPv4 address to reach the stub ga
 const gatewayUrl = `http://${outward}:${(stub.address() as AddressInfo).port}`;
 
 const app = await startApp({
-  env: { GATEWAY_BASE_URL: gatewayUrl, GATEWAY_API_KEY: "stub-gateway-key", WEBHOOK_SECRET: "stub-webhook-secret-0123456789", POLL_STALE_MS: "1000" },
+  env: { GATEWAY_BASE_URL: gatewayUrl, GATEWAY_API_KEY: "stub-gateway-key", WEBHOOK_SECRET: "stub-webhook-secret-0123456789-abcdefgh", POLL_STALE_MS: "1000" },
 });
 const { prisma } = await import("@/lib/db");
 const { env } = await import("@/lib/env");
