@@ -66,7 +66,11 @@ test.each([1, 2, 3])("answered 503 %i times, then accepted on the gateway's retr
   const { marker, ids } = await submitMany(`5xx-${failures}`, 3, (id) => failFirst.set(id, failures), { timeoutMs: 10_000 });
   await allDone(ids);
   await expectNothingLost({ prisma, simulator: app.simulator, marker, ids });
-  const attempts = await app.simulator.callbacks(marker);
+  // The app stores the outcome before its 200 reaches the gateway: wait for the gateway to have heard every 200.
+  const attempts = await waitFor(async () => {
+    const recorded = await app.simulator.callbacks(marker);
+    return recorded.filter((a) => a.status === 200).length === ids.length && recorded;
+  });
   for (const task of await app.simulator.tasks(marker)) {
     expect(attempts.filter((a) => a.taskId === task.taskId).map((a) => a.status)).toEqual([...Array(failures).fill(503), 200]);
   }
