@@ -121,7 +121,11 @@ test("outcomes learned before the gateway died stay as they were", async () => {
     const rows = await prisma.generation.findMany({ where: { id: { in: ids } }, orderBy: { id: "asc" } });
     return rows.every((r) => r.state === "SUCCESS") && rows;
   });
-  const deliveries = await prisma.delivery.count({ where: { generationId: { in: ids } } });
+  // The delivery is recorded just after the transition it applied: wait for both.
+  const deliveries = await waitFor(async () => {
+    const applied = await prisma.delivery.count({ where: { generationId: { in: ids }, outcome: "APPLIED" } });
+    return applied === ids.length && prisma.delivery.count({ where: { generationId: { in: ids } } });
+  });
   await restartGateway();
   expect(await pollNow(ids)).toBe(0);
   for (const id of ids) await readGeneration(app, id);
