@@ -104,10 +104,11 @@ export default defineConfig({
     },
   ],
   webServer: {
-    command: "npm run build && node --import tsx tests/e2e/start-server.ts",
+    // The build the integration suites already made for this engine, unless a source changed since (scripts/test-build.ts).
+    command: "node --import tsx scripts/test-build.ts && node --import tsx tests/e2e/start-server.ts",
     url: `${baseURL}/api/health`,
     reuseExistingServer: !process.env.CI,
-    // Two production builds per run on a shared 2-core machine: allow for a slow one.
+    // A production build (when stale) on a shared 2-core machine: allow for a slow one.
     timeout: 480_000,
     stdout: "pipe",
     env: E2E_APP_ENV,

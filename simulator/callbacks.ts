@@ -6,8 +6,12 @@ import { taskView, type Task } from "./gateway";
 import type { callbackShapes } from "./scenarios";
 
 type Shape = (typeof callbackShapes)[number];
-/** One POST to a webhook_url: `at` is when it started, `status` the HTTP status, "timeout" or "connection error". */
-export type CallbackAttempt = { taskId: string; state: string; copy: number; attempt: number; status: number | string; at: number };
+/**
+ * One POST to a webhook_url: `at` is when it started, `status` the HTTP
+ * status, "timeout" or "connection error"; `retryInMs` when the next attempt
+ * of this copy is due, or null when none will follow.
+ */
+export type CallbackAttempt = { taskId: string; state: string; copy: number; attempt: number; status: number | string; at: number; retryInMs: number | null };
 type Delivery = { task: Task; retries: number; backoffMs: number; timeoutMs: number };
 
 export class CallbackSender {
@@ -64,10 +68,10 @@ export class CallbackSender {
       status = error instanceof Error && error.name === "TimeoutError" ? "timeout" : "connection error";
     }
     if (generation !== this.generation) return; // reset since: forget it
-    this.attempts.push({ taskId: task.taskId, state, copy, attempt, status, at: started });
-    if (this.attempts.length > 10_000) this.attempts.shift();
     const ok = typeof status === "number" && status >= 200 && status < 300;
     const retry = !ok && attempt <= delivery.retries ? delivery.backoffMs * 2 ** (attempt - 1) : null;
+    this.attempts.push({ taskId: task.taskId, state, copy, attempt, status, at: started, retryInMs: retry });
+    if (this.attempts.length > 10_000) this.attempts.shift();
     const next = ok ? "" : retry === null ? ", giving up" : `, retry in ${retry}ms`;
     this.log(`callback ${task.taskId} ${state} copy ${copy} attempt ${attempt} → ${status} (${Date.now() - started}ms${next})`);
     if (retry !== null) this.later(retry, () => this.deliver(delivery, state, body, copy, attempt + 1));

@@ -8,7 +8,6 @@ import { uniqueMarker } from "../support/simulator-control";
 import { lockDatabaseWrites, useFreshDatabase } from "./support/database";
 import { startFaultProxy } from "./support/fault-proxy";
 import { expectNothingLost } from "./support/invariants";
-import { warmUpApp } from "./support/warm-up";
 
 const db = useFreshDatabase("callbacks");
 /** Per generation: how many deliveries to fail with 503. */
@@ -38,7 +37,6 @@ const app = await startApp({
 });
 proxy.setTarget(app.baseUrl);
 const { prisma } = await import("@/lib/db");
-await warmUpApp();
 
 afterAll(async () => {
   await app.close();
@@ -68,7 +66,11 @@ test.each([1, 2, 3])("answered 503 %i times, then accepted on the gateway's retr
   const { marker, ids } = await submitMany(`5xx-${failures}`, 3, (id) => failFirst.set(id, failures), { timeoutMs: 10_000 });
   await allDone(ids);
   await expectNothingLost({ prisma, simulator: app.simulator, marker, ids });
-  const attempts = await app.simulator.callbacks(marker);
+  // The app stores the outcome before its 200 reaches the gateway: wait for the gateway to have heard every 200.
+  const attempts = await waitFor(async () => {
+    const recorded = await app.simulator.callbacks(marker);
+    return recorded.filter((a) => a.status === 200).length === ids.length && recorded;
+  });
   for (const task of await app.simulator.tasks(marker)) {
     expect(attempts.filter((a) => a.taskId === task.taskId).map((a) => a.status)).toEqual([...Array(failures).fill(503), 200]);
   }

@@ -10,7 +10,6 @@ import { testEngine } from "../support/test-database";
 import { uniqueMarker } from "../support/simulator-control";
 import { canLockAtOnce, lockDatabaseWrites, useFreshDatabase, type DatabaseLock } from "./support/database";
 import { expectNothingLost } from "./support/invariants";
-import { warmUpApp } from "./support/warm-up";
 
 /** How long the app waits out a lock: short here, so that 50 locks around it take seconds. */
 const LOCK_WAIT_MS = 300;
@@ -48,7 +47,6 @@ describe.skipIf(testEngine() === "postgres")("SQLite's write lock taken again an
       },
     });
     ({ prisma } = await import("@/lib/db"));
-    await warmUpApp();
   }, 120_000);
 
   afterAll(async () => {

@@ -101,6 +101,8 @@ test("unauthenticated or unknown-task callbacks: never a 500, never a write (250
       statuses[status] = (statuses[status] ?? 0) + 1;
       expect(status).toBeLessThan(500);
       if (attempt.method === "POST") expect([401, 404, 413, 415]).toContain(status);
+      // Next refuses a method HTTP does not define (PURGE) with 400 before any route runs.
+      else if (attempt.method === "PURGE") expect([400, 405]).toContain(status);
       else expect(status).toBe(405);
     }),
     { numRuns: 250 },

@@ -1,7 +1,8 @@
-// Two app instances on one PostgreSQL database behind a round-robin balancer,
-// one gateway: what each instance keeps (leases, the single writer,
-// idempotency, rate limits) lives in the database, so the pair behaves as one
-// app. (SQLite is one process on one machine: this runs in the PostgreSQL pass.)
+// Two app instances (`next start`) on one PostgreSQL database behind a
+// round-robin balancer, one gateway: what each instance keeps (leases, the
+// single writer, idempotency keys, the submission rate limit) lives in the
+// database, so the pair behaves as one app. (SQLite is one process on one
+// machine: this runs in the PostgreSQL pass.)
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startSimulator } from "../support/global-setup";
 import { SimulatorControl, uniqueMarker } from "../support/simulator-control";
@@ -13,6 +14,8 @@ import { freePort, startAppProcess, type AppProcess } from "./support/app-proces
 import { expectNothingLost } from "./support/invariants";
 
 type Prisma = typeof import("@/lib/db").prisma;
+/** Submissions per visitor per hour, across both instances: above what the tests before the last one send (every request comes from the balancer's address). */
+const RATE_LIMIT = 80;
 
 describe.skipIf(testEngine() !== "postgres")("two instances, one PostgreSQL", () => {
   let prisma: Prisma;
@@ -38,7 +41,7 @@ describe.skipIf(testEngine() !== "postgres")("two instances, one PostgreSQL", ()
     control = new SimulatorControl(simulator.url);
     const ports = [await freePort(), await freePort()];
     balancer = await startBalancer(ports.map((port) => `http://127.0.0.1:${port}`));
-    const appEnv = { DATABASE_URL: db.url, GATEWAY_BASE_URL: simulator.url, PUBLIC_BASE_URL: balancer.url, POLL_STALE_MS: "5000", SUBMIT_RATE_LIMIT: "0" };
+    const appEnv = { DATABASE_URL: db.url, GATEWAY_BASE_URL: simulator.url, PUBLIC_BASE_URL: balancer.url, POLL_STALE_MS: "5000", SUBMIT_RATE_LIMIT: String(RATE_LIMIT), SUBMIT_RATE_WINDOW_SECONDS: "3600" };
     Object.assign(process.env, appEnv);
     for (const port of ports) instances.push(await startAppProcess({ port, env: appEnv }));
     prisma = (await import("@/lib/db")).prisma;
@@ -52,10 +55,10 @@ describe.skipIf(testEngine() !== "postgres")("two instances, one PostgreSQL", ()
     await balancer?.close();
   });
 
-  const submit = (prompt: string) =>
+  const submit = (prompt: string, headers: Record<string, string> = {}) =>
     visit("/api/generations", {
       method: "POST",
-      headers: { "Content-Type": "application/json" },
+      headers: { "Content-Type": "application/json", ...headers },
       body: JSON.stringify({ model: "alpha-2.5-text-to-video-480p", input: { prompt, duration: 2 } }),
     });
   const submitAll = async (marker: string, count: number) => {
@@ -101,6 +104,39 @@ describe.skipIf(testEngine() !== "postgres")("two instances, one PostgreSQL", ()
     expect((await control.requests(marker)).filter((r) => r.method === "GET")).toHaveLength(1);
     expect(await prisma.delivery.count({ where: { generationId: id, source: "POLL" } })).toBe(1);
   });
+
+  test("one Idempotency-Key sent to both instances at once: one generation, one gateway task, every answer about it", async () => {
+    const marker = uniqueMarker("idem");
+    const key = `race-${marker.replace(/\W/g, "")}`;
+    const before = { ...Object.fromEntries(balancer.served) };
+    const responses = await Promise.all(Array.from({ length: 6 }, () => submit(`lantern ${marker}`, { "Idempotency-Key": key })));
+    // The six went to both instances, alternately.
+    expect([...balancer.served].every(([target, n]) => n - (before[target] ?? 0) >= 3)).toBe(true);
+    const answers = await Promise.all(responses.map(async (r) => ({ status: r.status, body: (await r.json()) as { id?: string } })));
+    // Each answer is the generation itself (201, or its replay) or "still in flight" (409): never a second one.
+    expect(answers.every((a) => [200, 201, 409].includes(a.status))).toBe(true);
+    const ids = new Set(answers.filter((a) => a.status !== 409).map((a) => a.body.id));
+    expect(ids.size).toBe(1);
+    expect(await prisma.generation.count({ where: { prompt: { contains: marker } } })).toBe(1);
+    expect((await control.requests(marker)).filter((r) => r.method === "POST")).toHaveLength(1);
+  });
+
+  test("the submission rate limit is one budget across both instances", async () => {
+    const marker = uniqueMarker("limit");
+    const used = (await prisma.rateLimit.findMany({ where: { key: { startsWith: "submit:" } } })).reduce((sum, row) => sum + row.count, 0);
+    const left = RATE_LIMIT - used;
+    expect(left).toBeGreaterThan(4);
+    const before = { ...Object.fromEntries(balancer.served) };
+    const statuses: number[] = [];
+    for (let i = 0; i < left + 4; i++) statuses.push((await submit(`quota ${i} ${marker}`)).status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(left);
+    expect(statuses.slice(left)).toEqual([429, 429, 429, 429]);
+    // Both instances counted into one window: each alone would have let more through.
+    expect([...balancer.served].every(([target, n]) => n - (before[target] ?? 0) >= 2)).toBe(true);
+    expect((await control.requests(marker)).filter((r) => r.method === "POST")).toHaveLength(left);
+    // The window is used up: give the tests after this one their budget back.
+    await prisma.rateLimit.deleteMany({ where: { key: { startsWith: "submit:" } } });
+  }, 60_000);
 
   test("one instance killed mid-storm: the other carries on, nothing lost or charged twice", async () => {
     const marker = uniqueMarker("storm");

@@ -19,6 +19,7 @@ const control = new SimulatorControl(gateway.url);
 const app = await startApp({ env: { GATEWAY_BASE_URL: gateway.url, PENDING_OVERDUE_MS: "60000" } });
 const { prisma } = await import("@/lib/db");
 const { refreshStaleGenerations } = await import("@/lib/generations/refresh");
+const { env } = await import("@/lib/env");
 
 afterAll(async () => {
   gateway.child.kill("SIGKILL");
@@ -47,13 +48,14 @@ test.each([1, 2])("round %i: tasks pending when the gateway dies are never charg
   await restartGateway();
   expect(await control.tasks(marker)).toEqual([]);
 
+  const polledAt = Date.now();
   expect(await pollNow(ids)).toBe(3);
   const rows = await prisma.generation.findMany({ where: { id: { in: ids } }, include: { deliveries: true } });
   for (const row of rows) {
     expect(row).toMatchObject({ state: "PENDING", creditsConsumed: null, pollFailures: 1 });
     expect(row.deliveries.map((d) => `${d.source}:${d.outcome}:${d.detail?.split(":")[0]}`)).toEqual(["POLL:ERROR:not_found"]);
     // Backed off, not hammered: the next poll waits at least twice the stale interval.
-    expect(row.pollLeaseUntil!.getTime() - Date.now()).toBeGreaterThan(1_500);
+    expect(row.pollLeaseUntil!.getTime()).toBeGreaterThanOrEqual(polledAt + 2 * env.POLL_STALE_MS);
   }
   // A reader inside the backoff costs the gateway nothing.
   await readGeneration(app, ids[0]!);
@@ -119,7 +121,11 @@ test("outcomes learned before the gateway died stay as they were", async () => {
     const rows = await prisma.generation.findMany({ where: { id: { in: ids } }, orderBy: { id: "asc" } });
     return rows.every((r) => r.state === "SUCCESS") && rows;
   });
-  const deliveries = await prisma.delivery.count({ where: { generationId: { in: ids } } });
+  // The delivery is recorded just after the transition it applied: wait for both.
+  const deliveries = await waitFor(async () => {
+    const applied = await prisma.delivery.count({ where: { generationId: { in: ids }, outcome: "APPLIED" } });
+    return applied === ids.length && prisma.delivery.count({ where: { generationId: { in: ids } } });
+  });
   await restartGateway();
   expect(await pollNow(ids)).toBe(0);
   for (const id of ids) await readGeneration(app, id);

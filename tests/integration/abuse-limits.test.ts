@@ -3,7 +3,6 @@
 import http from "node:http";
 import { Socket } from "node:net";
 import { afterAll, beforeEach, describe, expect, test } from "vitest";
-import { NextRequest } from "next/server";
 import { stampPeerAddress } from "@/lib/peer-address";
 import { startApp } from "../support/app";
 import { submitPrompt } from "../support/generations";
@@ -14,7 +13,11 @@ const app = await startApp({ env: { SUBMIT_RATE_LIMIT: "3", SUBMIT_RATE_WINDOW_S
 const { prisma } = await import("@/lib/db");
 const { hitRateLimit, visitorKey } = await import("@/lib/rate-limit");
 const { createGeneration } = await import("@/lib/generations/create");
-const { proxy } = await import("@/proxy");
+
+const PASSWORD = "correct horse battery";
+const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
+/** Past the access gate, as a tester with the password is. */
+const gate = { Authorization: basic("qa", PASSWORD) };
 
 afterAll(() => app.close());
 // Every submission here comes from 127.0.0.1, one visitor: each test (and its
@@ -25,9 +28,9 @@ describe("submission rate limit", () => {
   test("the fourth submission in a window → 429 with Retry-After; nothing stored or sent", async () => {
     const marker = uniqueMarker("flood");
     const statuses: number[] = [];
-    for (let i = 0; i < 3; i++) statuses.push((await submitPrompt(app, `wave ${i} ${marker}`, {}, { "X-Forwarded-For": "203.0.113.9" })).status);
+    for (let i = 0; i < 3; i++) statuses.push((await submitPrompt(app, `wave ${i} ${marker}`, {}, { ...gate, "X-Forwarded-For": "203.0.113.9" })).status);
     expect(statuses).toEqual([201, 201, 201]);
-    const fourth = await submitPrompt(app, `wave 3 ${marker}`, {}, { "X-Forwarded-For": "203.0.113.9" });
+    const fourth = await submitPrompt(app, `wave 3 ${marker}`, {}, { ...gate, "X-Forwarded-For": "203.0.113.9" });
     expect(fourth.status).toBe(429);
     expect(Number(fourth.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(await prisma.generation.count({ where: { prompt: { contains: marker } } })).toBe(3);
@@ -38,7 +41,7 @@ describe("submission rate limit", () => {
     const marker = uniqueMarker("spoof");
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) {
-      statuses.push((await submitPrompt(app, `spoof ${i} ${marker}`, {}, { "X-Forwarded-For": `10.9.8.${i}` })).status);
+      statuses.push((await submitPrompt(app, `spoof ${i} ${marker}`, {}, { ...gate, "X-Forwarded-For": `10.9.8.${i}` })).status);
     }
     expect(statuses).toEqual([201, 201, 201, 429, 429, 429]);
     expect((await app.simulator.requests(marker)).filter((r) => r.method === "POST")).toHaveLength(3);
@@ -87,31 +90,35 @@ describe("submission rate limit", () => {
   });
 });
 
-describe("access gate (APP_PASSWORD)", () => {
-  const request = (path: string, authorization?: string) =>
-    proxy(new NextRequest(new URL(path, "http://localhost:3000"), { headers: authorization ? { authorization } : {} }));
-  const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
-  const passes = (response: Response) => response.headers.get("x-middleware-next") === "1";
+describe("access gate (APP_PASSWORD), in front of the real server", () => {
+  // A fresh visitor per request: the gate comes before any cookie.
+  const request = (path: string, authorization?: string) => app.visitor()(path, { headers: authorization ? { authorization } : {} });
+  const challenged = (response: Response) => response.status === 401 && /^Basic realm="Framehook"/.test(response.headers.get("www-authenticate") ?? "");
 
   test.each([
     ["no credentials", "/", undefined],
     ["a wrong password", "/", basic("qa", "wrong horse battery")],
     ["the password in another case", "/api/generations", basic("qa", "CORRECT HORSE BATTERY")],
     ["a bearer token", "/api/credits", "Bearer correct horse battery"],
-  ])("%s → 401 with a Basic challenge", (_name, path, authorization) => {
-    const response = request(path, authorization);
-    expect(response.status).toBe(401);
-    expect(response.headers.get("www-authenticate")).toMatch(/^Basic realm="Framehook"/);
+  ])("%s → 401 with a Basic challenge", async (_name, path, authorization) => {
+    expect(challenged(await request(path, authorization))).toBe(true);
   });
 
-  test("the right password (any user name) passes", () => {
-    expect(passes(request("/", basic("anyone", "correct horse battery")))).toBe(true);
+  test("the right password (any user name) passes: the page and the API answer", async () => {
+    const page = await request("/", basic("anyone", PASSWORD));
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("<html");
+    expect((await request("/api/generations", basic("anyone", PASSWORD))).status).toBe(200);
   });
 
-  test.each(["/api/webhooks/gateway", "/api/health", "/api/ping", "/api/cron/reconcile"])(
-    "%s passes on its own credentials",
-    (path) => {
-      expect(passes(request(path))).toBe(true);
-    },
-  );
+  test.each([
+    ["/api/webhooks/gateway", 405],
+    ["/api/health", 200],
+    ["/api/ping", 200],
+    ["/api/cron/reconcile", 401],
+  ])("%s passes the gate on its own credentials (→ %i from the route itself)", async (path, status) => {
+    const response = await request(path);
+    expect(response.status).toBe(status);
+    expect(challenged(response)).toBe(false);
+  });
 });

@@ -97,6 +97,17 @@ describe("a finished video is copied", () => {
 
   test("an unknown or unfinished copy is a 404", async () => {
     expect((await app.fetch("/api/media/nope")).status).toBe(404);
+    // The viewer's own generation, with copies that never finished: one not yet run, one that failed for good.
+    const generation = await prisma.generation.create({
+      data: { ownerId: await app.fetch.ownerId(), model: "alpha-2.5-text-to-video-480p", prompt: "unfinished copies", state: "SUCCESS", taskId: `task_${uniqueMarker("unfinished")}`, resultUrls: JSON.stringify(["https://cdn.example/a.mp4", "https://cdn.example/b.mp4"]), creditsConsumed: 0.28, completedAt: new Date() },
+    });
+    const later = new Date(Date.now() + 3_600_000);
+    const copies = await Promise.all(
+      (["PENDING", "FAILED"] as const).map((state, position) =>
+        prisma.mediaCopy.create({ data: { generationId: generation.id, position, sourceUrl: `https://cdn.example/${position}.mp4`, storageKey: `unfinished/${generation.id}/${position}`, state, nextRunAt: later } }),
+      ),
+    );
+    for (const copy of copies) expect((await app.fetch(`/api/media/${copy.id}`)).status).toBe(404);
   });
 
   test("another visitor's copy is a 404, as a missing one is", async () => {

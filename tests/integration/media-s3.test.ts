@@ -82,6 +82,15 @@ test("a clip is copied into the bucket and served through a presigned URL, range
   expect((await part.arrayBuffer()).byteLength).toBe(100);
 });
 
+test("another visitor's stored copy is a 404, with no presigned URL handed out", async () => {
+  const { row } = await copied("s3-owned", undefined);
+  expect((await app.fetch(`/api/media/${row.id}`, { redirect: "manual" })).status).toBe(302);
+  const answer = await app.visitor()(`/api/media/${row.id}`, { redirect: "manual" });
+  expect(answer.status).toBe(404);
+  expect(answer.headers.get("location")).toBeNull();
+  expect(await answer.text()).not.toContain("X-Amz-Signature");
+});
+
 test("a file larger than one part goes up as a multipart upload, byte for byte", async () => {
   const size = 2 * S3_PART_SIZE + 123_457;
   s3Requests.length = 0;

@@ -2,9 +2,11 @@
 // HTTP → the single writer → the row a user's gallery reads.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startApp, waitFor } from "../support/app";
+import { deliveryOutcomes, openChanges, publishedStates, spentCredits } from "../support/app-records";
 import { uniqueMarker } from "../support/simulator-control";
 
-const app = await startApp();
+// A spend cap far above anything here, so that /api/spend shows the app's ledger.
+const app = await startApp({ env: { SPEND_LIMIT_CREDITS: "1000" } });
 const { prisma } = await import("@/lib/db");
 
 async function submit(body: unknown) {
@@ -47,20 +49,23 @@ describe("submit → callback → stored outcome", () => {
     expect(row).toMatchObject({ state: "FAILURE", creditsConsumed: 0, errorCode: "content_policy", errorMessage: "Prompt refused" });
   });
 
-  test("five copies of the same callback make one transition and one charge", async () => {
+  test("five copies of the same callback make one transition, one published SUCCESS and one charge in the app's ledger", async () => {
     const marker = uniqueMarker("dup");
     await app.simulator.scenario({ match: marker, callback: { duplicates: 4 } });
+    // A visitor of its own, so that its spend is this one generation.
+    const visitor = app.visitor();
+    const stream = await openChanges(app, visitor);
     const before = await app.simulator.credits();
-    const { body: generation } = await submit({ model: "alpha-2.5-text-to-video-480p", input: { prompt: `y ${marker}`, duration: 2 } });
+    const response = await visitor("/api/generations", { method: "POST", json: { model: "alpha-2.5-text-to-video-480p", input: { prompt: `y ${marker}`, duration: 2 } } });
+    const generation = (await response.json()) as { id: string };
     await terminal(generation.id);
-    const deliveries = await waitFor(async () => {
-      const rows = await prisma.delivery.findMany({ where: { generationId: generation.id, source: "CALLBACK" } });
-      return rows.length === 5 ? rows : null;
-    });
-    expect(deliveries.filter((d) => d.outcome === "APPLIED")).toHaveLength(1);
-    expect(deliveries.filter((d) => d.outcome === "DUPLICATE")).toHaveLength(4);
+    await waitFor(async () => (await prisma.delivery.count({ where: { generationId: generation.id, source: "CALLBACK" } })) === 5);
+    expect(await deliveryOutcomes(prisma, generation.id)).toEqual({ APPLIED: 1, DUPLICATE: 4 });
     const row = await prisma.generation.findUniqueOrThrow({ where: { id: generation.id } });
     expect(row.creditsConsumed).toBeCloseTo(0.2816, 4);
+    expect(await spentCredits(visitor)).toBeCloseTo(0.2816, 4);
+    expect(await publishedStates(app, stream, generation.id, visitor)).toEqual(["SUBMITTING", "PENDING", "SUCCESS"]);
+    stream.close();
     expect(before - (await app.simulator.credits())).toBeCloseTo(0.2816, 4);
   });
 });

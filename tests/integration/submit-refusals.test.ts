@@ -56,6 +56,8 @@ describe("refusals at submit", () => {
       const marker = uniqueMarker("broke");
       const response = await submitPrompt(app, `expensive ${marker}`, { duration: 10 });
       expect(response.status).toBe(402);
+      // What the app recorded: a refused submission, charged nothing.
+      expect(await readGeneration(app, (response.body.generation as { id: string }).id)).toMatchObject({ state: "SUBMIT_FAILED", creditsConsumed: 0, taskId: null });
       expect(await app.simulator.credits()).toBe(0.5);
       expect(await submits(marker)).toHaveLength(1);
     } finally {

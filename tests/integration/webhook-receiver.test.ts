@@ -3,9 +3,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startApp, waitFor } from "../support/app";
 import { readGeneration, submitPrompt, type GenerationBody } from "../support/generations";
+import { deliveryOutcomes, openChanges, publishedStates, spentCredits } from "../support/app-records";
 import { uniqueMarker } from "../support/simulator-control";
 
-const app = await startApp();
+// A spend cap far above anything here, so that /api/spend shows the app's ledger.
+const app = await startApp({ env: { SPEND_LIMIT_CREDITS: "1000" } });
 const { prisma } = await import("@/lib/db");
 const { env } = await import("@/lib/env");
 const { callbackTokenFor } = await import("@/lib/generations/callback-token");
@@ -176,15 +178,19 @@ describe("applying outcomes", () => {
     expect((await snapshot(g.id)).row).toMatchObject({ state: "SUCCESS", creditsConsumed: 0.28, resultUrls: "[]" });
   });
 
-  test("20 concurrent identical callbacks make one transition and one charge", async () => {
+  test("20 concurrent identical callbacks make one transition, one published SUCCESS and one charge in the app's ledger", async () => {
+    const stream = await openChanges(app);
+    const spentBefore = await spentCredits(app.fetch);
     const g = await pendingGeneration("storm");
     const task = await settled(g.marker);
     const responses = await Promise.all(Array.from({ length: 20 }, () => deliver(g.token, task)));
     expect(responses.map((r) => r.status)).toEqual(Array(20).fill(200));
-    const outcomes = await prisma.delivery.groupBy({ by: ["outcome"], where: { generationId: g.id }, _count: true });
-    expect(Object.fromEntries(outcomes.map((o) => [o.outcome, o._count]))).toEqual({ APPLIED: 1, DUPLICATE: 19 });
+    expect(await deliveryOutcomes(prisma, g.id)).toEqual({ APPLIED: 1, DUPLICATE: 19 });
     const { row } = await snapshot(g.id);
     expect(row.creditsConsumed).toBe(task.creditsConsumed);
+    expect((await spentCredits(app.fetch)) - spentBefore).toBeCloseTo(task.creditsConsumed, 6);
+    expect(await publishedStates(app, stream, g.id)).toEqual(["SUBMITTING", "PENDING", "SUCCESS"]);
+    stream.close();
   });
 
   test("a FAILURE after SUCCESS is recorded and ignored", async () => {

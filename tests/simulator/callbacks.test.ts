@@ -98,13 +98,17 @@ describe("retries", () => {
     expect(first).toBeGreaterThanOrEqual(90);
     expect(second).toBeGreaterThanOrEqual(190);
     expect(second).toBeGreaterThan(first!);
-    await sleep(600);
-    expect(hits()).toHaveLength(3);
-    expect((await sim.control.callbacks(m)).map((a) => [a.attempt, a.status])).toEqual([
-      [1, 500],
-      [2, 500],
-      [3, 200],
+    // The simulator's record says what is still to come: after the 2xx, nothing.
+    const attempts = await waitFor(async () => {
+      const recorded = await sim.control.callbacks(m);
+      return recorded.length === 3 && recorded;
+    });
+    expect(attempts.map((a) => [a.attempt, a.status, a.retryInMs])).toEqual([
+      [1, 500, 100],
+      [2, 500, 200],
+      [3, 200, null],
     ]);
+    expect(hits()).toHaveLength(3);
   });
 
   test("a receiver that always fails gets 1 + SIMULATOR_CALLBACK_RETRIES (3) attempts at doubling intervals", async () => {
@@ -117,9 +121,18 @@ describe("retries", () => {
     expect(c).toBeGreaterThanOrEqual(390);
     expect(b).toBeGreaterThan(a);
     expect(c).toBeGreaterThan(b);
-    await sleep(1000);
+    // The fourth attempt is the last one the simulator scheduled: it gave up.
+    const attempts = await waitFor(async () => {
+      const recorded = await sim.control.callbacks(m);
+      return recorded.length === 4 && recorded;
+    });
+    expect(attempts.map((x) => [x.status, x.retryInMs])).toEqual([
+      [500, 100],
+      [500, 200],
+      [500, 400],
+      [500, null],
+    ]);
     expect(hits()).toHaveLength(4);
-    expect((await sim.control.callbacks(m)).map((x) => x.status)).toEqual([500, 500, 500, 500]);
   });
 
   test("a receiver that does not answer in SIMULATOR_CALLBACK_TIMEOUT_MS counts as a failure and is retried", async () => {

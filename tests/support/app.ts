@@ -1,12 +1,23 @@
-// An app for integration tests: its real route handlers on a loopback port
-// (route-server.ts) beside a gateway simulator process of its own. Env must be
-// set before the app's modules load, which route-server.ts imports lazily.
-import type { AddressInfo } from "node:net";
+// An app for integration tests: the production build under `next start`
+// (next-server.ts) on a loopback port, beside a gateway simulator process of
+// its own. The app's environment is also set on this process before the test
+// imports any of the app's modules, so that both sides read the same secrets
+// and database.
+import { freePort } from "../../scripts/free-port";
 import { startSimulator } from "./global-setup";
-import { createRouteServer } from "./route-server";
+import { startNextServer, type NextServer } from "./next-server";
 import { SimulatorControl } from "./simulator-control";
 
-export async function startApp({ env = {}, simulatorEnv = {} }: { env?: Record<string, string>; simulatorEnv?: Record<string, string> } = {}) {
+export async function startApp({
+  env = {},
+  simulatorEnv = {},
+  port,
+}: {
+  env?: Record<string, string>;
+  simulatorEnv?: Record<string, string>;
+  /** The app's port (default: a free one). */
+  port?: number;
+} = {}) {
   const simulator = await startSimulator({
     SIMULATOR_PENDING_MS: "300",
     SIMULATOR_PENDING_JITTER_MS: "0",
@@ -14,10 +25,17 @@ export async function startApp({ env = {}, simulatorEnv = {} }: { env?: Record<s
     SIMULATOR_LOG: "quiet",
     ...simulatorEnv,
   });
-  const server = createRouteServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  Object.assign(process.env, { PUBLIC_BASE_URL: baseUrl, GATEWAY_BASE_URL: simulator.url, ...env });
+  const appPort = port ?? (await freePort());
+  const baseUrl = `http://127.0.0.1:${appPort}`;
+  const appEnv = { PUBLIC_BASE_URL: baseUrl, GATEWAY_BASE_URL: simulator.url, ...env };
+  Object.assign(process.env, appEnv);
+  let server: NextServer;
+  try {
+    server = await startNextServer({ port: appPort, env: appEnv });
+  } catch (error) {
+    simulator.child.kill("SIGKILL");
+    throw error;
+  }
 
   /** A client with a cookie jar, as a browser: one visitor (owner) across its requests. */
   const visitor = () => {
@@ -64,11 +82,15 @@ export async function startApp({ env = {}, simulatorEnv = {} }: { env?: Record<s
     fetch: visitor(),
     /** Another visitor, with a cookie jar of its own. */
     visitor,
+    /** What `next start` printed so far (stdout and stderr). */
+    output: () => server.output(),
+    /** The `next start` process, e.g. to kill it. */
+    server,
     async close() {
       simulator.child.kill("SIGTERM");
       // A simulator busy with callbacks may not stop at once: never leave one behind.
       setTimeout(() => simulator.child.exitCode === null && simulator.child.kill("SIGKILL"), 2000).unref();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await server.kill();
     },
   };
 }

@@ -9,6 +9,13 @@ import os from "node:os";
 import path from "node:path";
 import { startTestDatabase } from "./test-database";
 
+/** The secrets every app the tests start runs with (a test may set others). */
+export const TEST_SECRETS = {
+  WEBHOOK_SECRET: "fh-test-webhook-secret-Qm4vT8zRk2Lw6Yp0Hd3",
+  CRON_SECRET: "fh-test-cron-secret-Jx7cN1sGf5Bv9Ke2Ua6Z",
+  ADMIN_PASSWORD: "fh-test-admin-password-Wr5Ty8",
+};
+
 let dir: string | undefined;
 let stopDatabase: (() => Promise<void>) | undefined;
 
@@ -26,6 +33,9 @@ export async function setup() {
     FRAMEHOOK_TEST_DIR: dir,
     // Copied results go to the run's temp dir, never to the project's data/.
     MEDIA_LOCAL_DIR: path.join(dir, "media"),
+    // The app runs as production (`next start`), which requires real secrets;
+    // distinctive ones, so that tests can search for them where they must never be.
+    ...TEST_SECRETS,
     ...database.env,
   });
 }

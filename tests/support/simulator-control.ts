@@ -41,7 +41,8 @@ export type Scenario = {
 export type SimulatedTask = { taskId: string; state: string; creditsConsumed: number; prompt: string; resultUrls: string[] };
 export type GatewayRequest = { method: string; path: string; status: number; taskId?: string; prompt?: string };
 export type MediaDownload = { taskId: string; method: string; status: number; range: string | null; bytes: number; at: number };
-export type CallbackAttempt = { taskId: string; copy: number; attempt: number; status: number | string; state?: string; at?: number };
+/** `retryInMs`: when this copy's next attempt is due, or null when none will follow. */
+export type CallbackAttempt = { taskId: string; copy: number; attempt: number; status: number | string; state?: string; at?: number; retryInMs?: number | null };
 /** Run-time settings, under their SIMULATOR_* environment names (see simulator/README.md). */
 export type SimulatorSettings = Record<`SIMULATOR_${string}`, number | string | boolean>;
 

@@ -16,3 +16,5 @@ export const GET = methodNotAllowed("POST");
 export const PUT = methodNotAllowed("POST");
 export const PATCH = methodNotAllowed("POST");
 export const DELETE = methodNotAllowed("POST");
+// Next would answer OPTIONS itself (204 with Allow); the callback URL serves POST and nothing else.
+export const OPTIONS = methodNotAllowed("POST");
