@@ -101,9 +101,10 @@ test("unauthenticated or unknown-task callbacks: never a 500, never a write (250
       statuses[status] = (statuses[status] ?? 0) + 1;
       expect(status).toBeLessThan(500);
       if (attempt.method === "POST") expect([401, 404, 413, 415]).toContain(status);
+      // A body over the route's limit is refused from its headers (413) before the method is looked at;
       // Next refuses a method HTTP does not define (PURGE) with 400 before any route runs.
-      else if (attempt.method === "PURGE") expect([400, 405]).toContain(status);
-      else expect(status).toBe(405);
+      else if (attempt.method === "PURGE") expect([400, 405, 413]).toContain(status);
+      else expect([405, 413]).toContain(status);
     }),
     { numRuns: 250 },
   );

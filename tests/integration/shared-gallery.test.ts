@@ -8,13 +8,13 @@ import path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { startApp, waitFor } from "../support/app";
 import { uniqueMarker } from "../support/simulator-control";
+import { callAction } from "../support/server-actions";
 import { SseReader } from "../support/sse-reader";
 
 const MEDIA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-shared-gallery-"));
 const app = await startApp({ env: { GALLERY_SCOPE: "shared", MEDIA_STORAGE: "local", MEDIA_LOCAL_DIR: MEDIA_DIR, SUBMIT_RATE_LIMIT: "0" } });
 const { prisma } = await import("@/lib/db");
 const { runDueMediaJobs } = await import("@/lib/media/copy-jobs");
-const { hideGeneration } = await import("@/lib/generations/hide");
 
 const streams: SseReader[] = [];
 afterAll(async () => {
@@ -68,7 +68,8 @@ describe("a showcase video its owner deleted", () => {
     expect(await statuses(noCookie, video)).toEqual({ generation: 200, media: 206 });
     expect(await listIds(bob)).toContain(video.id);
 
-    expect(await hideGeneration({ id: video.id, ownerId: await alice.ownerId() })).toBe("hidden");
+    // Deleted as the owner's Delete button does: the app's own server action.
+    expect((await callAction(alice, "deleteGenerationAction", [video.id])).status).toBe(200);
 
     const missing = await bob("/api/generations/does-not-exist");
     const deleted = await bob(`/api/generations/${video.id}`);
@@ -88,7 +89,8 @@ describe("a showcase video its owner deleted", () => {
     const [alice, bob] = [app.visitor(), app.visitor()];
     const video = await sharedVideo(alice);
     const [alicesTab, bobsTab] = [await openStream(alice), await openStream(bob)];
-    expect(await hideGeneration({ id: video.id, ownerId: await alice.ownerId() })).toBe("hidden");
+    // Deleted as the owner's Delete button does: the app's own server action.
+    expect((await callAction(alice, "deleteGenerationAction", [video.id])).status).toBe(200);
     for (const tab of [alicesTab, bobsTab]) {
       await waitFor(() => tab.changes().some((c) => c.id === video.id));
     }

@@ -2,12 +2,9 @@
 // request (it reads next/headers), so the visitor cookie proxy.ts issues must
 // reach them too. Another owner's generation is a 404 page and an action
 // refused with nothing created; /admin opens only for a valid session cookie.
-import fs from "node:fs";
-import path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { startApp } from "../support/app";
-import { testDistDir } from "../../scripts/test-build";
-import { testEngine } from "../support/test-database";
+import { callAction } from "../support/server-actions";
 
 const app = await startApp();
 const { prisma } = await import("@/lib/db");
@@ -15,26 +12,6 @@ const { env } = await import("@/lib/env");
 const { ADMIN_COOKIE, signAdminSession } = await import("@/lib/admin");
 
 afterAll(() => app.close());
-
-/** A server action's id in this build, as the browser's form or button posts it. */
-function actionId(exportedName: string): string {
-  const manifest = JSON.parse(fs.readFileSync(path.join(testDistDir(testEngine()), "server", "server-reference-manifest.json"), "utf8")) as {
-    node: Record<string, { exportedName?: string }>;
-  };
-  const found = Object.entries(manifest.node).find(([, entry]) => entry.exportedName === exportedName);
-  if (!found) throw new Error(`no server action ${exportedName} in the build`);
-  return found[0];
-}
-
-/** Calls a server action with plain arguments, as React's client does from the page at `page`. */
-async function callAction(visitor: typeof app.fetch, name: string, args: unknown[], page = "/") {
-  const response = await visitor(page, {
-    method: "POST",
-    headers: { "Next-Action": actionId(name), Accept: "text/x-component", "Content-Type": "text/plain;charset=UTF-8" },
-    body: JSON.stringify(args),
-  });
-  return { status: response.status, text: await response.text() };
-}
 
 /** A failed generation of `visitor`'s, as the gallery would show it with a Retry button. */
 async function failedGeneration(visitor: typeof app.fetch, prompt: string) {

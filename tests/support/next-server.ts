@@ -25,7 +25,9 @@ const NEXT_BIN = path.join(process.cwd(), "node_modules", "next", "dist", "bin",
 export async function startNextServer({ port, env = {} }: { port: number; env?: Record<string, string> }): Promise<NextServer> {
   const merged = { ...process.env, ...env } as Record<string, string>;
   const distDir = await ensureTestBuild(merged.DATABASE_URL!);
-  const child = spawn(process.execPath, [NEXT_BIN, "start", "-p", String(port), "-H", "127.0.0.1"], {
+  // Idle connections outlive the test client's (undici keeps them 4 s): on a loaded machine, a server closing
+  // at Node's 5 s races the client's next request on that socket ("other side closed").
+  const child = spawn(process.execPath, [NEXT_BIN, "start", "-p", String(port), "-H", "127.0.0.1", "--keepAliveTimeout", "65000"], {
     env: { ...merged, NODE_ENV: "production", NEXT_DIST_DIR: distDir, NEXT_TELEMETRY_DISABLED: "1", PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
   });
