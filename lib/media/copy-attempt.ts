@@ -58,10 +58,10 @@ export async function runCopyAttempt(job: MediaCopy, storage: MediaStorage): Pro
       signal: abort.signal,
     });
     // Under the same lease, so the card switches to the copy and its still at once; a video that cannot be decoded is stored all the same.
-    const stillKey = await storeStill({ storage, key: job.storageKey });
+    const still = await storeStill({ storage, key: job.storageKey });
     const done = await updateMediaCopyIf({
       where: { ...mine, state: "COPYING" },
-      data: { state: "DONE", ...file, stillKey, stillCheckedAt: new Date(), leaseUntil: null, lastError: null, completedAt: new Date() },
+      data: { state: "DONE", ...file, stillKey: still.key, stillCheckedAt: still.tried ? new Date() : null, leaseUntil: null, lastError: null, completedAt: new Date() },
     });
     // The card switches to the stored file now, not at its next safety-net poll.
     if (done) await announceGenerationChange({ id: job.generationId });

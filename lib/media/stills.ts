@@ -13,7 +13,7 @@ import { pipeline } from "node:stream/promises";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import type { MediaStorage } from "./storage";
-import { extractStill } from "./toolchain";
+import { extractStill, ToolchainMissingError } from "./toolchain";
 import { updateMediaCopyIf } from "./update-if";
 
 export const STILL_CONTENT_TYPE = "image/jpeg";
@@ -21,25 +21,26 @@ export const STILL_CONTENT_TYPE = "image/jpeg";
 export const stillKeyOf = (storageKey: string) => `${storageKey}-still`;
 
 /**
- * Extracts and stores the still of the object at `key`; resolves with the
- * still's key, or null when the video has no decodable frame (or the
- * toolchain is missing: the copy matters more than its still).
+ * Extracts and stores the still of the object at `key`. `key` is null when
+ * the video has no decodable frame; `tried` is false when the toolchain is
+ * not installed, so that the still is made once it is. Never throws: the copy
+ * matters more than its still.
  */
-export async function storeStill({ storage, key }: { storage: MediaStorage; key: string }): Promise<string | null> {
+export async function storeStill({ storage, key }: { storage: MediaStorage; key: string }): Promise<{ key: string | null; tried: boolean }> {
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), "framehook-still-"));
   try {
     const object = await storage.get({ key });
-    if (!object) return null;
+    if (!object) return { key: null, tried: true };
     const file = path.join(dir, "video");
     await pipeline(object.body, capped(env.MEDIA_MAX_BYTES), fs.createWriteStream(file));
     const still = await extractStill({ file, format: "jpeg" });
-    if (!still) return null;
+    if (!still) return { key: null, tried: true };
     const stillKey = stillKeyOf(key);
     await storage.put({ key: stillKey, body: Readable.from([still.image]), contentType: STILL_CONTENT_TYPE });
-    return stillKey;
+    return { key: stillKey, tried: true };
   } catch (error) {
     console.warn(`[framehook] no still for ${key}: ${error instanceof Error ? error.message : String(error)}`);
-    return null;
+    return { key: null, tried: !(error instanceof ToolchainMissingError) };
   } finally {
     await fs.promises.rm(dir, { recursive: true, force: true });
   }
@@ -52,18 +53,27 @@ export async function storeStill({ storage, key }: { storage: MediaStorage; key:
 export async function backfillStill({ copy, storage }: { copy: { id: string; storageKey: string }; storage: MediaStorage }): Promise<string | null> {
   const claimed = await updateMediaCopyIf({ where: { id: copy.id, state: "DONE", stillCheckedAt: null }, data: { stillCheckedAt: new Date() } });
   if (!claimed) return null;
-  const stillKey = await storeStill({ storage, key: copy.storageKey });
-  if (stillKey) await updateMediaCopyIf({ where: { id: copy.id, state: "DONE" }, data: { stillKey } });
-  return stillKey;
+  const still = await storeStill({ storage, key: copy.storageKey });
+  // Not tried (no toolchain): released for a later request or `npm run stills`.
+  await updateMediaCopyIf({ where: { id: copy.id, state: "DONE" }, data: still.tried ? { stillKey: still.key } : { stillCheckedAt: null } });
+  return still.key;
 }
 
 /** Makes the stills of every DONE copy that has never had one tried (`npm run stills`); returns how many were made. */
 export async function backfillAllStills({ storage }: { storage: MediaStorage }): Promise<{ tried: number; made: number }> {
   let tried = 0;
   let made = 0;
+  let lastId: string | undefined;
   for (;;) {
-    const copies = await prisma.mediaCopy.findMany({ where: { state: "DONE", stillCheckedAt: null }, select: { id: true, storageKey: true }, take: 50 });
+    // By id, past the last one seen: a copy released untried (no toolchain) is not taken again in this run.
+    const copies = await prisma.mediaCopy.findMany({
+      where: { state: "DONE", stillCheckedAt: null, ...(lastId ? { id: { gt: lastId } } : {}) },
+      select: { id: true, storageKey: true },
+      orderBy: { id: "asc" },
+      take: 50,
+    });
     if (copies.length === 0) return { tried, made };
+    lastId = copies.at(-1)!.id;
     for (const copy of copies) {
       tried++;
       if (await backfillStill({ copy, storage })) made++;

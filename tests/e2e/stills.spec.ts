@@ -32,6 +32,11 @@ test("a gallery of finished videos shows stills, plays one on hover, and the vie
   await expect(page.locator("video")).toHaveCount(1);
   await page.mouse.move(0, 0);
   await expect(page.locator("video")).toHaveCount(0);
+  // Passing over every tile leaves at most the one under the pointer playing: players are released, not kept.
+  for (const prompt of prompts) await gallery.card(prompt).getByRole("button", { name: /in the viewer/ }).hover();
+  expect(await page.locator("video").count()).toBeLessThanOrEqual(1);
+  await page.mouse.move(0, 0);
+  await expect(page.locator("video")).toHaveCount(0);
 
   // The viewer plays the whole video, with the still as its poster.
   await tile.click();
