@@ -3,7 +3,7 @@
 // model and outcome, and what can be done with it.
 import Link from "next/link";
 import type { Generation } from "@/lib/generations/generation";
-import { playbackUrl } from "@/lib/media/media-copy";
+import { playbackUrl, stillUrl } from "@/lib/media/media-copy";
 import { findModel } from "@/lib/models/catalog";
 import { CardActions } from "./card-actions";
 import { formatCredits } from "./format";
@@ -47,9 +47,9 @@ export function GenerationCard({
       className="flex h-full flex-col overflow-hidden rounded-2xl bg-white shadow-sm ring-1 ring-zinc-200 dark:bg-zinc-900 dark:ring-zinc-800"
     >
       {url && !expired ? (
-        <VideoTile url={url} stored={stored} prompt={prompt} aspect={aspect} onOpen={onOpen} onExpired={onExpired} />
+        <VideoTile url={url} stillUrl={stillUrl(generation)} stored={stored} prompt={prompt} aspect={aspect} onOpen={onOpen} onExpired={onExpired} />
       ) : url ? (
-        <ResultVideo url={url} label={`Video: ${prompt.slice(0, 80)}`} expired={expired} onExpired={onExpired} stored={stored} />
+        <ResultVideo url={url} label={`Video: ${prompt.slice(0, 80)}`} expired={expired} onExpired={onExpired} stored={stored} poster={stillUrl(generation)} />
       ) : (
         <NoVideo state={state} aspect={aspect} />
       )}

@@ -5,7 +5,7 @@
 import Link from "next/link";
 import { useEffect, useRef } from "react";
 import type { Generation } from "@/lib/generations/generation";
-import { playbackUrl } from "@/lib/media/media-copy";
+import { playbackUrl, stillUrl } from "@/lib/media/media-copy";
 import { findModel } from "@/lib/models/catalog";
 import { formatCredits } from "./format";
 import { aspectOf } from "./video-tile";
@@ -69,6 +69,7 @@ export function GenerationViewer({
         <video
           // Not keyed by id: the same element changes source, so focus stays in the viewer.
           src={url}
+          poster={stillUrl(generation) ?? undefined}
           controls
           autoPlay={!window.matchMedia("(prefers-reduced-motion: reduce)").matches}
           playsInline

@@ -16,6 +16,7 @@ export function ResultVideo({
   expired,
   onExpired,
   stored = false,
+  poster = null,
   className = "",
 }: {
   url: string;
@@ -24,6 +25,8 @@ export function ResultVideo({
   onExpired: () => void;
   /** True when `url` is the app's own copy, false for the gateway's link. */
   stored?: boolean;
+  /** The stored copy's still: with a poster, Chromium stops reading after the metadata. */
+  poster?: string | null;
   className?: string;
 }) {
   if (expired) {
@@ -38,8 +41,9 @@ export function ResultVideo({
   }
   return (
     <video
-      // Gateways send no thumbnail: preloading metadata paints the first frame instead.
+      // Without a poster (no stored still), preloading metadata paints the first frame instead.
       src={url}
+      poster={poster ?? undefined}
       controls
       preload="metadata"
       playsInline

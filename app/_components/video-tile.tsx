@@ -1,17 +1,17 @@
 "use client";
-// A finished video in the grid: its own frame as the poster (metadata, then a
-// seek just past a fade-in: byte ranges of the same file, never a second
-// download), a muted preview on hover or focus where there is a pointer that
-// hovers, and a click that opens the viewer.
-import { useRef } from "react";
-
-/** Seconds into the clip where the poster frame is taken: past a fade-in from black. */
-export const POSTER_SECONDS = 0.5;
+// A finished video in the grid: its still (a native lazy image, so off-screen
+// tiles load nothing), and a <video> only while it plays: a muted preview on
+// hover or focus where there is a pointer that hovers. Leaving the tile
+// removes the player, so a gallery of any length holds at most one or two.
+// Without a still (no stored copy, or a video that could not be decoded) the
+// tile is a placeholder: nothing is downloaded until it plays.
+import { useState } from "react";
 
 const canPreview = () => window.matchMedia("(hover: hover) and (prefers-reduced-motion: no-preference)").matches;
 
 export function VideoTile({
   url,
+  stillUrl,
   stored,
   prompt,
   aspect,
@@ -19,6 +19,8 @@ export function VideoTile({
   onExpired,
 }: {
   url: string;
+  /** The stored copy's still image; null when there is none. */
+  stillUrl: string | null;
   /** True when `url` is the app's own copy, false for the gateway's link. */
   stored: boolean;
   prompt: string;
@@ -26,16 +28,12 @@ export function VideoTile({
   onOpen: () => void;
   onExpired: () => void;
 }) {
-  const video = useRef<HTMLVideoElement>(null);
-  const preview = () => {
-    if (video.current && canPreview()) void video.current.play().catch(() => undefined);
-  };
-  const stop = () => {
-    const v = video.current;
-    if (!v || v.paused) return;
-    v.pause();
-    v.currentTime = POSTER_SECONDS;
-  };
+  const [playing, setPlaying] = useState(false);
+  // Remembers which still failed to load, so a new one gets its own chance.
+  const [failedStill, setFailedStill] = useState<string | null>(null);
+  const still = stillUrl !== null && stillUrl !== failedStill ? stillUrl : null;
+  const preview = () => setPlaying(canPreview());
+  const stop = () => setPlaying(false);
   return (
     <button
       type="button"
@@ -44,28 +42,34 @@ export function VideoTile({
       onMouseLeave={stop}
       onFocus={preview}
       onBlur={stop}
+      data-still={still ? "image" : "placeholder"}
       className="group relative block max-h-[28rem] w-full overflow-hidden bg-black focus-visible:outline-3 focus-visible:-outline-offset-3 focus-visible:outline-brand-500"
       style={{ aspectRatio: aspect }}
     >
       <span className="sr-only">Play “{prompt.slice(0, 80)}” in the viewer</span>
-      <video
-        ref={video}
-        src={url}
-        preload="metadata"
-        muted
-        loop
-        playsInline
-        tabIndex={-1}
-        aria-hidden
-        onError={onExpired}
-        onLoadedMetadata={(event) => {
-          const v = event.currentTarget;
-          // As a `#t=0.5` media fragment would, but the src stays the plain URL others compare against.
-          if (v.currentTime === 0 && v.duration > POSTER_SECONDS * 2) v.currentTime = POSTER_SECONDS;
-        }}
-        data-source={stored ? "stored" : "gateway"}
-        className="size-full object-contain"
-      />
+      {still ? (
+        // eslint-disable-next-line @next/next/no-img-element -- a private, already-sized still: the image optimizer would re-fetch it without the viewer's cookie.
+        <img src={still} alt="" loading="lazy" decoding="async" onError={() => setFailedStill(still)} className="size-full object-contain" />
+      ) : (
+        <span aria-hidden className="flex size-full items-end justify-center bg-zinc-800 pb-3 text-xs text-zinc-300" data-testid="tile-placeholder">
+          No preview image
+        </span>
+      )}
+      {playing ? (
+        <video
+          src={url}
+          autoPlay
+          muted
+          loop
+          playsInline
+          preload="auto"
+          tabIndex={-1}
+          aria-hidden
+          onError={onExpired}
+          data-source={stored ? "stored" : "gateway"}
+          className="absolute inset-0 size-full object-contain"
+        />
+      ) : null}
       <span
         aria-hidden
         className="absolute inset-0 flex items-center justify-center bg-black/0 transition-colors group-hover:bg-black/10 motion-reduce:transition-none"

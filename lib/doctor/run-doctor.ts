@@ -23,18 +23,21 @@ export async function runDoctor({ source = rawEnvironment(), cwd = process.cwd()
   const { env } = loaded;
   results.push(checkSecrets(source));
   // These import lib/env.ts themselves (the gateway client, the callback URL), so they load only once it has accepted the environment.
-  const [{ prisma }, { getCredits }, { checkGateway }, { checkCallbacks }] = await Promise.all([
+  const [{ prisma }, { getCredits }, { checkGateway }, { checkCallbacks }, { toolchainVersion }, { checkMediaToolchain }] = await Promise.all([
     import("@/lib/db"),
     import("@/lib/gateway/client"),
     import("./gateway"),
     import("./callbacks"),
+    import("@/lib/media/toolchain"),
+    import("./media"),
   ]);
-  const [database, gateway, callbacks] = await Promise.all([
+  const [database, gateway, callbacks, media] = await Promise.all([
     checkDatabase({ databaseUrl: env.DATABASE_URL, query: (sql) => prisma.$queryRawUnsafe(sql), cwd }),
     checkGateway({ baseUrl: env.GATEWAY_BASE_URL, gatewayIsLocal: env.gatewayIsLocal, getCredits }),
     checkCallbacks({ publicBaseUrl: env.PUBLIC_BASE_URL, gatewayIsLocal: env.gatewayIsLocal, source }),
+    checkMediaToolchain({ storageEnabled: env.MEDIA_STORAGE !== "none", version: toolchainVersion }),
   ]);
-  results.push(database, gateway, callbacks, checkCron({ cronSecret: env.CRON_SECRET, gatewayIsLocal: env.gatewayIsLocal }));
+  results.push(database, gateway, callbacks, checkCron({ cronSecret: env.CRON_SECRET, gatewayIsLocal: env.gatewayIsLocal }), media);
   return results;
 }
 

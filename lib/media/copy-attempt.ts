@@ -8,6 +8,7 @@ import type { MediaCopy } from "@/lib/generated/prisma/client";
 import { announceGenerationChange } from "@/lib/generations/publish-change";
 import { copyFile, quotaFull } from "./copy-file";
 import { DownloadError } from "./safe-download";
+import { storeStill } from "./stills";
 import type { MediaStorage } from "./storage";
 import { updateMediaCopyIf } from "./update-if";
 
@@ -38,7 +39,8 @@ export async function runCopyAttempt(job: MediaCopy, storage: MediaStorage): Pro
   try {
     if (job.state === "DELETING") {
       await storage.delete({ key: job.storageKey });
-      if (await updateMediaCopyIf({ where: mine, data: { state: "DELETED", leaseUntil: null, lastError: null } })) {
+      if (job.stillKey) await storage.delete({ key: job.stillKey });
+      if (await updateMediaCopyIf({ where: mine, data: { state: "DELETED", stillKey: null, leaseUntil: null, lastError: null } })) {
         await announceGenerationChange({ id: job.generationId });
       }
       return true;
@@ -55,9 +57,11 @@ export async function runCopyAttempt(job: MediaCopy, storage: MediaStorage): Pro
       limits: { minBytesPerSecond: env.MEDIA_COPY_MIN_BYTES_PER_SECOND, windowMs: env.MEDIA_COPY_RATE_WINDOW_MS, deadlineMs: env.MEDIA_COPY_DEADLINE_MS },
       signal: abort.signal,
     });
+    // Under the same lease, so the card switches to the copy and its still at once; a video that cannot be decoded is stored all the same.
+    const still = await storeStill({ storage, key: job.storageKey });
     const done = await updateMediaCopyIf({
       where: { ...mine, state: "COPYING" },
-      data: { state: "DONE", ...file, leaseUntil: null, lastError: null, completedAt: new Date() },
+      data: { state: "DONE", ...file, stillKey: still.key, stillCheckedAt: still.tried ? new Date() : null, leaseUntil: null, lastError: null, completedAt: new Date() },
     });
     // The card switches to the stored file now, not at its next safety-net poll.
     if (done) await announceGenerationChange({ id: job.generationId });

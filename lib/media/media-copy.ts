@@ -9,6 +9,8 @@ export type StoredMedia = {
   status: MediaCopyStatus;
   /** The app's URL for the copy (it serves or redirects), once done. */
   url: string | null;
+  /** The app's URL for the copy's still image; null while there is no copy, or when its video could not be decoded. */
+  stillUrl: string | null;
   size: number | null;
   attempts: number;
   /** Why the last attempt failed, in words safe to show. */
@@ -31,6 +33,8 @@ export function toStoredMedia(row: MediaCopyRow): StoredMedia {
     position: row.position,
     status,
     url: status === "done" ? `/api/media/${row.id}` : null,
+    // Not yet tried (a copy stored before stills existed): the first request makes it.
+    stillUrl: status === "done" && (row.stillKey !== null || row.stillCheckedAt === null) ? `/api/media/${row.id}/still` : null,
     size: row.size,
     attempts: row.attempts,
     error: row.lastError,
@@ -41,6 +45,11 @@ export function toStoredMedia(row: MediaCopyRow): StoredMedia {
 /** The URL to play result `position`: the stored copy when it is done, else the gateway's. */
 export function playbackUrl(generation: { resultUrls: string[]; storedMedia: StoredMedia[] }, position = 0): string | undefined {
   return generation.storedMedia.find((m) => m.position === position && m.url)?.url ?? generation.resultUrls[position];
+}
+
+/** The still of result `position`, when its stored copy has one. */
+export function stillUrl(generation: { storedMedia: StoredMedia[] }, position = 0): string | null {
+  return generation.storedMedia.find((m) => m.position === position)?.stillUrl ?? null;
 }
 
 export const isCopying = (generation: { storedMedia: StoredMedia[] }) =>

@@ -7,6 +7,7 @@ import { Readable } from "node:stream";
 import { prisma } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { visibleTo, type OwnerScope } from "@/lib/generations/visibility";
+import { backfillStill, STILL_CONTENT_TYPE } from "./stills";
 import { getMediaStorage, type ByteRange } from "./storage";
 
 const SAFETY_HEADERS = {
@@ -55,6 +56,35 @@ export async function serveStoredMedia({ id, request, owner }: { id: string; req
     });
   }
   return new Response(body, { status: 200, headers: { ...headers, "Content-Length": String(size) } });
+}
+
+/**
+ * Serves a stored copy's still at /api/media/{id}/still, with the same owner
+ * scoping and headers as the copy; a copy stored before stills existed gets
+ * its still made on this first request. 404 when the video has none.
+ */
+export async function serveStoredStill({ id, request, owner }: { id: string; request: Request; owner: OwnerScope }): Promise<Response> {
+  const storage = await getMediaStorage();
+  const copy = await prisma.mediaCopy.findFirst({
+    where: { id, generation: visibleTo(owner) },
+    select: { id: true, state: true, storageKey: true, sha256: true, stillKey: true, stillCheckedAt: true },
+  });
+  if (!storage || copy?.state !== "DONE") throw new AppError("not_found", "No such stored media.");
+  const stillKey = copy.stillKey ?? (copy.stillCheckedAt === null ? await backfillStill({ copy, storage }) : null);
+  if (!stillKey) throw new AppError("not_found", "This video has no still image.");
+
+  const redirect = await storage.url({ key: stillKey });
+  if (redirect) return new Response(null, { status: 302, headers: { Location: redirect, "Cache-Control": "private, max-age=60" } });
+
+  // A still is derived from the copy's bytes (its sha256) and the extraction, which is the same every time.
+  const etag = `"still-${copy.sha256 ?? copy.id}"`;
+  const headers: Record<string, string> = { ...SAFETY_HEADERS, "Content-Type": STILL_CONTENT_TYPE, "Cache-Control": "private, max-age=86400", ETag: etag };
+  if (matches(request.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
+  const object = await storage.get({ key: stillKey });
+  if (!object) throw new AppError("not_found", "The stored still is missing.");
+  const body = request.method === "HEAD" ? null : (Readable.toWeb(object.body) as ReadableStream<Uint8Array>);
+  if (!body) object.body.destroy();
+  return new Response(body, { status: 200, headers: { ...headers, "Content-Length": String(object.size) } });
 }
 
 function matches(header: string | null, etag: string): boolean {

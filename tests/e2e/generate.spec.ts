@@ -15,6 +15,8 @@ test("text to video: a prompt becomes a playable video by callback, with the cre
   const card = gallery.card(prompt);
   await expect(card.getByTestId("credits-consumed")).toHaveText("0.704 credits");
 
+  // The grid holds no player until a tile is hovered (stills.spec.ts).
+  await card.getByRole("button", { name: /in the viewer/ }).hover();
   const video = card.locator("video");
   // The gateway's link, or the app's stored copy of it once made (keep-videos.spec.ts).
   await expect(video).toHaveAttribute("src", new RegExp(`^(${SIMULATOR_URL}/media/task_|/api/media/)`));

@@ -9,8 +9,11 @@ test("a finished video is copied and still plays from the copy after the gateway
   await gallery.goto();
   await gallery.submit(prompt);
   await expect(gallery.badge(prompt)).toHaveText("Ready");
+  // Once copied, the tile shows the copy's still, and plays the app's copy rather than the gateway's link.
+  const tile = gallery.card(prompt).getByRole("button", { name: /in the viewer/ });
+  await expect(tile.locator("img")).toHaveAttribute("src", /^\/api\/media\/\w+\/still$/);
+  await tile.hover();
   const video = gallery.card(prompt).locator("video");
-  // Once copied, the card plays the app's copy rather than the gateway's link.
   await expect(video).toHaveAttribute("data-source", "stored");
   const src = (await video.getAttribute("src"))!;
   expect(src).toMatch(/^\/api\/media\/\w+$/);
@@ -23,6 +26,7 @@ test("a finished video is copied and still plays from the copy after the gateway
   // A fresh page still plays it, and the browser fetches it by byte ranges.
   const ranged = page.waitForResponse(async (r) => r.url().endsWith(src) && r.status() === 206 && !!(await r.request().headerValue("range")));
   await page.reload();
+  await gallery.card(prompt).getByRole("button", { name: /in the viewer/ }).hover();
   const reloaded = gallery.card(prompt).locator("video");
   await expect(reloaded).toHaveAttribute("src", src);
   const response = await ranged;
@@ -46,6 +50,9 @@ test("a link that died before any copy shows \"Result expired\" and the failed c
   await gallery.submit(prompt);
   await expect(gallery.badge(prompt)).toHaveText("Ready");
   const card = gallery.card(prompt);
+  // No copy, so no still: a placeholder, and nothing is fetched until the tile plays.
+  await expect(card.getByTestId("tile-placeholder")).toBeVisible();
+  await card.getByRole("button", { name: /in the viewer/ }).hover();
   await expect(card.getByText("Result expired")).toBeVisible();
   await expect(card.getByRole("link", { name: /Download/ })).toHaveCount(0);
   await gallery.openDetails(prompt);

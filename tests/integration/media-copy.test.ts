@@ -70,7 +70,8 @@ describe("a finished video is copied", () => {
     const original = fs.readFileSync(path.join(SAMPLES, generation.resultUrls[0]!.split("/").pop()!));
     expect(row).toMatchObject({ state: "DONE", attempts: 1, size: original.length, contentType: "video/mp4", lastError: null });
     expect(generation.storedMedia).toEqual([expect.objectContaining({ status: "done", url: `/api/media/${row!.id}`, size: original.length })]);
-    expect(storedFiles(id)).toEqual(["0"]);
+    // The copy and its still (tests/integration/media-stills.test.ts).
+    expect(storedFiles(id).sort()).toEqual(["0", "0-still"]);
 
     const whole = await app.fetch(`/api/media/${row!.id}`);
     expect(whole.status).toBe(200);
@@ -198,7 +199,7 @@ test("10 concurrent SUCCESS callbacks for one task: one job, one download, one s
   expect(rows).toHaveLength(1);
   expect(rows[0]).toMatchObject({ state: "DONE", attempts: 1 });
   expect((await app.simulator.media(marker)).filter((m) => m.method === "GET")).toHaveLength(1);
-  expect(storedFiles(id)).toEqual(["0"]);
+  expect(storedFiles(id).sort()).toEqual(["0", "0-still"]);
 });
 
 test("a callback naming 200 result URLs: 16 kept and copied, the other 184 counted as dropped", async () => {
@@ -247,7 +248,7 @@ test("retention: a copy older than MEDIA_RETENTION_DAYS becomes a deletion job, 
   const { reconcile } = await import("@/lib/generations/reconcile");
   const { id } = await succeeded("retention");
   const [row] = await settledCopy(id);
-  expect(storedFiles(id)).toEqual(["0"]);
+  expect(storedFiles(id).sort()).toEqual(["0", "0-still"]);
   await reconcile();
   expect(await prisma.mediaCopy.findUniqueOrThrow({ where: { id: row!.id } })).toMatchObject({ state: "DONE" });
 

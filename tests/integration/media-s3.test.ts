@@ -91,6 +91,17 @@ test("another visitor's stored copy is a 404, with no presigned URL handed out",
   expect(await answer.text()).not.toContain("X-Amz-Signature");
 });
 
+test("the clip's still goes into the bucket beside it and is served through a presigned URL", async () => {
+  const { row } = await copied("s3-still", undefined);
+  expect(row).toMatchObject({ state: "DONE", stillKey: `${row.storageKey}-still` });
+  const redirect = await app.fetch(`/api/media/${row.id}/still`, { redirect: "manual" });
+  expect(redirect.status).toBe(302);
+  expect(redirect.headers.get("location")).toContain(`/${BUCKET}/${row.storageKey}-still`);
+  const still = Buffer.from(await (await fetch(redirect.headers.get("location")!)).arrayBuffer());
+  expect([still[0], still[1]]).toEqual([0xff, 0xd8]);
+  expect((await app.visitor()(`/api/media/${row.id}/still`, { redirect: "manual" })).status).toBe(404);
+});
+
 test("a file larger than one part goes up as a multipart upload, byte for byte", async () => {
   const size = 2 * S3_PART_SIZE + 123_457;
   s3Requests.length = 0;

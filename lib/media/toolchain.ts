@@ -1,0 +1,98 @@
+// The media toolchain: probe a file and extract one frame as a small image.
+// It is the system's FFmpeg (`ffprobe`, `ffmpeg` on PATH; docs/media-toolchain.md
+// says why), run as a child process with no shell, a time limit, an output cap
+// and one thread, on a file on disk. Files come from the internet: every call
+// is bounded, and a file FFmpeg cannot read is an answer (null), not a crash.
+import "server-only";
+import { execFile } from "node:child_process";
+
+export type MediaProbe = { width: number; height: number; durationSeconds: number | null; codec: string };
+export type StillFormat = "jpeg" | "webp";
+
+/** A probe or a frame taking longer than this is cut: the file is treated as undecodable. */
+const DEFAULT_TIMEOUT_MS = 10_000;
+/** A 640-px still is tens of kilobytes; anything near this is not a still. */
+const MAX_STILL_BYTES = 2 * 1024 * 1024;
+const MAX_PROBE_BYTES = 256 * 1024;
+/** Dimensions past this are refused before decoding (a 16K frame costs ~1 GB of memory). */
+const MAX_DIMENSION = 8192;
+
+export const STILL_WIDTH = 640;
+export const STILL_CONTENT_TYPE: Record<StillFormat, string> = { jpeg: "image/jpeg", webp: "image/webp" };
+
+export class ToolchainMissingError extends Error {}
+
+/** What the file holds (its first video stream), or null when FFmpeg cannot read one. */
+export async function probeMedia({ file, timeoutMs = DEFAULT_TIMEOUT_MS }: { file: string; timeoutMs?: number }): Promise<MediaProbe | null> {
+  const out = await run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height,codec_name:format=duration", "-of", "json", "--", file], {
+    timeoutMs,
+    maxBytes: MAX_PROBE_BYTES,
+  });
+  if (!out) return null;
+  try {
+    const json = JSON.parse(out.toString("utf8")) as { streams?: { width?: number; height?: number; codec_name?: string }[]; format?: { duration?: string } };
+    const stream = json.streams?.[0];
+    if (!stream?.width || !stream.height) return null;
+    const duration = Number(json.format?.duration);
+    return { width: stream.width, height: stream.height, codec: stream.codec_name ?? "unknown", durationSeconds: Number.isFinite(duration) ? duration : null };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * One frame of `file` near `atSeconds` (the first frame when the clip is
+ * shorter), scaled to `width` px wide, as a JPEG or WebP image; null when the
+ * file has no decodable video frame.
+ */
+export async function extractStill({
+  file,
+  atSeconds = 0.5,
+  width = STILL_WIDTH,
+  format = "jpeg",
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+}: {
+  file: string;
+  atSeconds?: number;
+  width?: number;
+  format?: StillFormat;
+  timeoutMs?: number;
+}): Promise<{ image: Buffer; contentType: string; probe: MediaProbe } | null> {
+  const started = Date.now();
+  const probe = await probeMedia({ file, timeoutMs });
+  if (!probe || probe.width > MAX_DIMENSION || probe.height > MAX_DIMENSION) return null;
+  const at = probe.durationSeconds !== null && probe.durationSeconds > atSeconds * 2 ? atSeconds : 0;
+  const codec = format === "webp" ? ["-c:v", "libwebp", "-quality", "75"] : ["-c:v", "mjpeg", "-q:v", "5"];
+  const image = await run(
+    "ffmpeg",
+    // -ss before -i seeks by the index (fast), then decodes to the exact frame.
+    ["-nostdin", "-v", "error", "-threads", "1", "-ss", String(at), "-i", file, "-map", "0:v:0", "-frames:v", "1", "-an", "-sn", "-dn",
+      // Even height, no upscaling of smaller clips.
+      "-vf", `scale='min(${width},iw)':-2,format=yuvj420p`, ...codec, "-f", "image2pipe", "-"],
+    { timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)), maxBytes: MAX_STILL_BYTES },
+  );
+  return image && image.length > 0 ? { image, contentType: STILL_CONTENT_TYPE[format], probe } : null;
+}
+
+/** Whether the toolchain is installed, and which version (for the doctor). */
+export async function toolchainVersion(): Promise<string | null> {
+  try {
+    const out = await run("ffmpeg", ["-version"], { timeoutMs: 5_000, maxBytes: 64 * 1024 });
+    return out?.toString("utf8").split("\n")[0] ?? null;
+  } catch (error) {
+    if (error instanceof ToolchainMissingError) return null;
+    throw error;
+  }
+}
+
+/** stdout of a successful run; null when the tool failed, timed out or wrote too much. Throws when the tool is not installed. */
+function run(command: string, args: string[], { timeoutMs, maxBytes }: { timeoutMs: number; maxBytes: number }): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: maxBytes, windowsHide: true }, (error, stdout) => {
+      if ((error as NodeJS.ErrnoException | null)?.code === "ENOENT") {
+        return reject(new ToolchainMissingError(`${command} is not installed (or not on PATH): run \`npm run doctor\` for how to install FFmpeg.`));
+      }
+      resolve(error ? null : stdout);
+    });
+  });
+}

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "MediaCopy" ADD COLUMN     "stillCheckedAt" TIMESTAMP(3),
+ADD COLUMN     "stillKey" TEXT;

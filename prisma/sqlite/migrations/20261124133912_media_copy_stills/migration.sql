@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "MediaCopy" ADD COLUMN "stillCheckedAt" DATETIME;
+ALTER TABLE "MediaCopy" ADD COLUMN "stillKey" TEXT;

@@ -1,0 +1,82 @@
+// Frame extraction with the media toolchain on small clips made here by FFmpeg
+// itself (a landscape, a portrait, one shorter than the still's time) and on
+// files it cannot decode.
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { extractStill, probeMedia } from "@/lib/media/toolchain";
+
+let dir: string;
+const clip = (name: string) => path.join(dir, name);
+
+function makeClip(name: string, size: string, seconds: number) {
+  execFileSync("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", `testsrc2=size=${size}:rate=24:duration=${seconds}`, "-pix_fmt", "yuv420p", "-c:v", "libx264", "-preset", "ultrafast", "-movflags", "+faststart", clip(name)]);
+}
+
+/** Width and height of a JPEG, from its start-of-frame marker. */
+function jpegSize(image: Buffer): { width: number; height: number } {
+  for (let i = 2; i < image.length - 9; ) {
+    const marker = image[i + 1]!;
+    if (marker >= 0xc0 && marker <= 0xc3) return { height: image.readUInt16BE(i + 5), width: image.readUInt16BE(i + 7) };
+    i += 2 + image.readUInt16BE(i + 2);
+  }
+  throw new Error("not a JPEG");
+}
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-toolchain-"));
+  makeClip("landscape.mp4", "1280x720", 1.5);
+  makeClip("portrait.mp4", "720x1280", 1.5);
+  makeClip("short.mp4", "320x240", 0.2);
+  const good = fs.readFileSync(clip("landscape.mp4"));
+  fs.writeFileSync(clip("truncated.mp4"), good.subarray(0, 2_000));
+  fs.writeFileSync(clip("garbage.mp4"), Buffer.from("<html>not a video</html>".repeat(100)));
+  fs.writeFileSync(clip("empty.mp4"), Buffer.alloc(0));
+});
+
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe("extractStill", () => {
+  test.each([
+    { name: "landscape.mp4", width: 640, height: 360 },
+    { name: "portrait.mp4", width: 640, height: 1138 },
+    // Smaller than 640 px: kept at its own size, and a clip shorter than 0.5 s gives its first frame.
+    { name: "short.mp4", width: 320, height: 240 },
+  ])("$name gives a $width×$height JPEG", async ({ name, width, height }) => {
+    const still = await extractStill({ file: clip(name) });
+    expect(still?.contentType).toBe("image/jpeg");
+    expect(jpegSize(still!.image)).toEqual({ width, height });
+    expect(still!.image.length).toBeLessThan(200_000);
+  });
+
+  test("a WebP still when asked", async () => {
+    const still = await extractStill({ file: clip("landscape.mp4"), format: "webp" });
+    expect(still?.contentType).toBe("image/webp");
+    expect(still!.image.subarray(8, 12).toString("latin1")).toBe("WEBP");
+  });
+
+  test.each(["truncated.mp4", "garbage.mp4", "empty.mp4", "missing.mp4"])("%s has no still, and no error", async (name) => {
+    await expect(extractStill({ file: clip(name) })).resolves.toBeNull();
+  });
+});
+
+describe("probeMedia", () => {
+  test("reads size, codec and duration", async () => {
+    const probe = await probeMedia({ file: clip("portrait.mp4") });
+    expect(probe).toMatchObject({ width: 720, height: 1280, codec: "h264" });
+    expect(probe!.durationSeconds).toBeCloseTo(1.5, 1);
+  });
+});
+
+describe("the doctor", () => {
+  test("names the installed FFmpeg, and says how to install it when it is missing", async () => {
+    const { checkMediaToolchain } = await import("@/lib/doctor/media");
+    const { toolchainVersion } = await import("@/lib/media/toolchain");
+    expect(await checkMediaToolchain({ storageEnabled: true, version: toolchainVersion })).toMatchObject({ status: "ok", detail: expect.stringMatching(/^ffmpeg version /) });
+    const missing = await checkMediaToolchain({ storageEnabled: true, version: async () => null });
+    expect(missing).toMatchObject({ status: "fail", fix: expect.stringContaining("apt-get install ffmpeg") });
+    expect(await checkMediaToolchain({ storageEnabled: false, version: async () => null })).toMatchObject({ status: "skip" });
+  });
+});
