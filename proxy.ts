@@ -1,14 +1,14 @@
 // In front of every page and API: the optional access gate for deployed
 // instances (with APP_PASSWORD set, HTTP Basic auth, any user name), then the
-// anonymous visitor cookie that getViewer() reads (lib/viewer.ts). Callbacks,
+// anonymous visitor cookie that getViewer() reads (lib/viewer/). Callbacks,
 // health checks and the cron carry their own credentials, act for no viewer,
 // and pass through (callbacks are kept out by the matcher, below, as well).
-import { timingSafeEqual } from "node:crypto";
 import { NextResponse, type NextRequest } from "next/server";
 import { brand } from "@/lib/brand";
 import { env } from "@/lib/env";
-import { viewerCookieOptions, viewerSecret } from "@/lib/viewer";
-import { ensureViewerCookie, VIEWER_COOKIE } from "@/lib/viewer-cookie";
+import { viewerCookieOptions, viewerSecret } from "@/lib/viewer/get-viewer";
+import { safeEqual } from "@/lib/viewer/safe-equal";
+import { ensureViewerCookie, VIEWER_COOKIE } from "@/lib/viewer/viewer-cookie";
 
 const OPEN_PATHS = new Set(["/api/webhooks/gateway", "/api/health", "/api/ping", "/api/cron/reconcile"]);
 
@@ -38,9 +38,7 @@ function withViewerCookie(request: NextRequest) {
 export function passwordMatches(header: string | null, password: string): boolean {
   if (!header?.startsWith("Basic ")) return false;
   const decoded = Buffer.from(header.slice("Basic ".length), "base64").toString("utf8");
-  const given = Buffer.from(decoded.slice(decoded.indexOf(":") + 1));
-  const expected = Buffer.from(password);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return safeEqual(decoded.slice(decoded.indexOf(":") + 1), password);
 }
 
 // The brand's public files (lib/brand.ts `assets`) skip the gate: browsers fetch

@@ -5,7 +5,7 @@ import { AppError } from "@/lib/errors";
 import { createGeneration } from "@/lib/generations/create";
 import type { Generation } from "@/lib/generations/generation";
 import { visitorKey } from "@/lib/rate-limit";
-import { getViewer } from "@/lib/viewer";
+import { getViewer } from "@/lib/viewer/get-viewer";
 
 export type SubmitState = {
   status: "idle" | "success" | "error";

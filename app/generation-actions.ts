@@ -8,7 +8,7 @@ import type { Generation } from "@/lib/generations/generation";
 import { hideGeneration } from "@/lib/generations/hide";
 import { retryGeneration } from "@/lib/generations/retry";
 import { visitorKey } from "@/lib/rate-limit";
-import { getViewer, type Viewer } from "@/lib/viewer";
+import { getViewer, type Viewer } from "@/lib/viewer/get-viewer";
 
 export type CardActionState = { status: "success" | "error"; message: string; generation?: Generation };
 

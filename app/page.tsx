@@ -8,8 +8,8 @@ import { listGenerations } from "@/lib/generations/queries";
 import { SEARCH_MAX_LENGTH } from "@/lib/generations/search-text";
 import { DEFAULT_MODEL_ID, findModel, MODELS } from "@/lib/models/catalog";
 import { pageMetadata } from "@/lib/page-metadata";
-import { getViewer } from "@/lib/viewer";
-import { galleryScope } from "@/lib/with-viewer";
+import { getViewer } from "@/lib/viewer/get-viewer";
+import { galleryScope } from "@/lib/viewer/with-viewer";
 
 export const dynamic = "force-dynamic";
 

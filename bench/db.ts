@@ -4,7 +4,7 @@ import { PrismaLibSQL } from "@prisma/adapter-libsql";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "../lib/generated/prisma/client";
 import { callbackTokenFor } from "../lib/generations/callback-token";
-import { signViewerCookie, VIEWER_COOKIE } from "../lib/viewer-cookie";
+import { signViewerCookie, VIEWER_COOKIE } from "../lib/viewer/viewer-cookie";
 
 export type BenchDb = PrismaClient;
 export type SeededTask = { id: string; taskId: string; token: string };

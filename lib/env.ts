@@ -69,7 +69,7 @@ const schema = z
     S3_FORCE_PATH_STYLE: optional(z.enum(["true", "false"]).transform((v) => v === "true")).default(false),
     S3_PUBLIC_BASE_URL: optional(url),
     S3_PRESIGN_SECONDS: optional(z.coerce.number().int().min(60).max(7 * 86_400)).default(900),
-    // Signs the anonymous visitor cookie (lib/viewer.ts); defaults to a key derived from WEBHOOK_SECRET.
+    // Signs the anonymous visitor cookie (lib/viewer/get-viewer.ts); defaults to a key derived from WEBHOOK_SECRET.
     VIEWER_SECRET: optional(z.string().min(32, "must be at least 32 characters")),
     // "owner": each visitor sees their own generations; "shared": everyone's finished videos too.
     GALLERY_SCOPE: optional(z.enum(["owner", "shared"])).default("owner"),

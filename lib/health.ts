@@ -1,8 +1,8 @@
 import "server-only";
-import { timingSafeEqual } from "node:crypto";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { runDoctor, type CheckResult } from "@/lib/doctor/run-doctor";
+import { hasBearerToken } from "@/lib/viewer/safe-equal";
 
 export async function checkDatabase(): Promise<boolean> {
   try {
@@ -22,8 +22,5 @@ export async function checkEverything(): Promise<{ ok: boolean; checks: CheckRes
 
 /** The verbose report names variables and addresses, so it asks for the cron's bearer token. */
 export function hasCronSecret(header: string | null): boolean {
-  if (!env.CRON_SECRET || !header) return false;
-  const given = Buffer.from(header);
-  const expected = Buffer.from(`Bearer ${env.CRON_SECRET}`);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return hasBearerToken(header, env.CRON_SECRET);
 }

@@ -2,7 +2,7 @@
 
 import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
-import { ADMIN_COOKIE, adminCookieOptions, attemptAdminSignIn, signAdminSession } from "@/lib/admin";
+import { ADMIN_COOKIE, adminCookieOptions, attemptAdminSignIn, signAdminSession } from "@/lib/viewer/admin";
 import { env } from "@/lib/env";
 import { visitorAddress } from "@/lib/rate-limit";
 

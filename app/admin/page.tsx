@@ -4,7 +4,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { formatCredits, formatTimestamp } from "@/app/_components/format";
 import { StateBadge } from "@/app/_components/state-badge";
-import { adminEnabled, isAdmin } from "@/lib/admin";
+import { adminEnabled, isAdmin } from "@/lib/viewer/admin";
 import { env } from "@/lib/env";
 import { listAllGenerations, listRecentDeliveries, spendByOwner } from "@/lib/generations/admin-queries";
 import { spendWindowBounds } from "@/lib/spend-limit";

@@ -1,7 +1,8 @@
 // The callback token: an HMAC of the generation id under WEBHOOK_SECRET, put
 // in the generation's webhook_url. The gateway does not sign callbacks, so
 // this token is what proves a callback came from the party we gave the URL to.
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac } from "node:crypto";
+import { safeEqual } from "@/lib/viewer/safe-equal";
 
 export function callbackTokenFor(generationId: string, secret: string): string {
   const mac = createHmac("sha256", secret).update(`callback:${generationId}`).digest("base64url");
@@ -14,7 +15,5 @@ export function verifyCallbackToken(token: string | null, secret: string): strin
   const dot = token.lastIndexOf(".");
   if (dot <= 0) return null;
   const generationId = token.slice(0, dot);
-  const expected = Buffer.from(callbackTokenFor(generationId, secret));
-  const given = Buffer.from(token);
-  return expected.length === given.length && timingSafeEqual(expected, given) ? generationId : null;
+  return safeEqual(token, callbackTokenFor(generationId, secret)) ? generationId : null;
 }

@@ -6,7 +6,7 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { parseGenerationRequest } from "@/lib/models/input-schema";
 import { hitRateLimit } from "@/lib/rate-limit";
-import type { Viewer } from "@/lib/viewer";
+import type { Viewer } from "@/lib/viewer/get-viewer";
 import { replaySubmission, submitGeneration, type SubmitResult } from "./submit";
 
 export async function createGeneration({
@@ -48,7 +48,7 @@ export async function createGeneration({
       { "Retry-After": String(limit.retryAfterSeconds) },
     );
   }
-  // An anonymous visitor is also counted against their address (lib/viewer.ts, signedIn).
+  // An anonymous visitor is also counted against their address (lib/viewer/get-viewer.ts, signedIn).
   const clientKey = viewer.signedIn ? undefined : visitor;
   return submitGeneration({ model: parsed.model, input: parsed.input, idempotency, ownerId, clientKey });
 }

@@ -3,7 +3,7 @@
 // retried, so a double click (or two tabs) creates one new generation.
 import "server-only";
 import { AppError } from "@/lib/errors";
-import type { Viewer } from "@/lib/viewer";
+import type { Viewer } from "@/lib/viewer/get-viewer";
 import { createGeneration } from "./create";
 import { getGeneration } from "./queries";
 import type { SubmitResult } from "./submit";

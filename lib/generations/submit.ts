@@ -33,7 +33,7 @@ export async function submitGeneration({
   input: GenerationInput;
   /** The owner-scoped key and the hash of the request it came with (see createGeneration). */
   idempotency?: { key: string; requestHash: string };
-  /** The viewer it belongs to (lib/viewer.ts). */
+  /** The viewer it belongs to (lib/viewer/get-viewer.ts). */
   ownerId: string;
   /** An anonymous submitter's address key: the address spending cap counts it. */
   clientKey?: string;

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, test, vi } from "vitest";
 
 const PASSWORD = "the-right-admin-password-7Qx";
 process.env.ADMIN_PASSWORD = PASSWORD;
-const { attemptAdminSignIn: attempt, SIGN_IN_ATTEMPTS } = await import("@/lib/admin");
+const { attemptAdminSignIn: attempt, SIGN_IN_ATTEMPTS } = await import("@/lib/viewer/admin");
 // Every attempt at the start of the current 15-minute window, so that no test straddles two.
 const now = Math.floor(Date.now() / 900_000) * 900_000 + 1_000;
 const attemptAdminSignIn = (args: { password: string; address: string }) => attempt({ ...args, now });

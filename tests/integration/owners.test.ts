@@ -11,7 +11,7 @@ const app = await startApp({ env: { SUBMIT_RATE_LIMIT: "0" } });
 const { prisma } = await import("@/lib/db");
 const { env } = await import("@/lib/env");
 const { listGenerations, getGeneration } = await import("@/lib/generations/queries");
-const { signViewerCookie, VIEWER_COOKIE, newViewerId } = await import("@/lib/viewer-cookie");
+const { signViewerCookie, VIEWER_COOKIE, newViewerId } = await import("@/lib/viewer/viewer-cookie");
 const { hideGeneration } = await import("@/lib/generations/hide");
 
 afterAll(() => app.close());

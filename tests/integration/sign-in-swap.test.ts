@@ -8,8 +8,8 @@
 import { afterAll, expect, test, vi } from "vitest";
 import { startSimulator } from "../support/global-setup";
 
-vi.mock("@/lib/viewer", async (importOriginal) => ({
-  ...(await importOriginal<typeof import("@/lib/viewer")>()),
+vi.mock("@/lib/viewer/get-viewer", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("@/lib/viewer/get-viewer")>()),
   // A fork's version: the signed-in user, or null when signed out.
   getViewer: async (request?: Request) => {
     const user = request?.headers.get("x-session-user");

@@ -9,7 +9,7 @@ import { callAction } from "../support/server-actions";
 const app = await startApp();
 const { prisma } = await import("@/lib/db");
 const { env } = await import("@/lib/env");
-const { ADMIN_COOKIE, signAdminSession } = await import("@/lib/admin");
+const { ADMIN_COOKIE, signAdminSession } = await import("@/lib/viewer/admin");
 
 afterAll(() => app.close());
 

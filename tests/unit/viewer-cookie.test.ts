@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { ensureViewerCookie, newViewerId, readCookie, signViewerCookie, VIEWER_COOKIE, verifyViewerCookie } from "@/lib/viewer-cookie";
+import { ensureViewerCookie, newViewerId, readCookie, signViewerCookie, VIEWER_COOKIE, verifyViewerCookie } from "@/lib/viewer/viewer-cookie";
 
 const SECRET = "unit-test-secret-0123456789abcdef";
 const NOW = Date.UTC(2026, 10, 22, 12);

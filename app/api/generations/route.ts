@@ -7,7 +7,7 @@ import { createGeneration } from "@/lib/generations/create";
 import { SEARCH_MAX_LENGTH } from "@/lib/generations/search-text";
 import { jsonWithEtag, readJson } from "@/lib/http";
 import { visitorKey } from "@/lib/rate-limit";
-import { galleryScope, withViewer } from "@/lib/with-viewer";
+import { galleryScope, withViewer } from "@/lib/viewer/with-viewer";
 
 const listQuery = z.object({
   cursor: z.string().max(100).optional(),

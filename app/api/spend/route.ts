@@ -1,6 +1,6 @@
 // The viewer's spend against their cap, for the header: `{ spend: null }` when there is no cap.
 import { getSpend } from "@/lib/spend-limit";
-import { withViewer } from "@/lib/with-viewer";
+import { withViewer } from "@/lib/viewer/with-viewer";
 
 export const GET = withViewer(async (_request, _context, viewer) =>
   Response.json({ spend: await getSpend({ ownerId: viewer.id }) }, { headers: { "Cache-Control": "private, no-store" } }),

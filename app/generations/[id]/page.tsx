@@ -12,8 +12,8 @@ import { getGeneration, isOwnGeneration, listDeliveries } from "@/lib/generation
 import { isCopying } from "@/lib/media/media-copy";
 import { findModel, KIND_LABELS } from "@/lib/models/catalog";
 import { pageMetadata, truncateTitle } from "@/lib/page-metadata";
-import { getViewer } from "@/lib/viewer";
-import { galleryScope } from "@/lib/with-viewer";
+import { getViewer } from "@/lib/viewer/get-viewer";
+import { galleryScope } from "@/lib/viewer/with-viewer";
 import { DetailActions } from "./_components/detail-actions";
 import { RefreshWhilePending } from "./_components/refresh-while-pending";
 import { Result } from "./_components/result";

@@ -1,19 +1,12 @@
 // Refreshes every stale PENDING task, for when nobody has the page open.
 // Call it from a scheduler with `Authorization: Bearer $CRON_SECRET`.
-import { timingSafeEqual } from "node:crypto";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { reconcile } from "@/lib/generations/reconcile";
 import { route } from "@/lib/http";
+import { hasBearerToken } from "@/lib/viewer/safe-equal";
 
 export const GET = route(async (request) => {
-  if (!isAuthorized(request.headers.get("authorization"))) throw new AppError("unauthorized", "Missing or wrong CRON_SECRET.");
+  if (!hasBearerToken(request.headers.get("authorization"), env.CRON_SECRET)) throw new AppError("unauthorized", "Missing or wrong CRON_SECRET.");
   return Response.json(await reconcile());
 });
-
-function isAuthorized(header: string | null): boolean {
-  if (!env.CRON_SECRET || !header) return false;
-  const given = Buffer.from(header);
-  const expected = Buffer.from(`Bearer ${env.CRON_SECRET}`);
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}

@@ -1,7 +1,7 @@
 import { AppError } from "@/lib/errors";
 import { getGenerationFresh } from "@/lib/generations/list-fresh";
 import { jsonWithEtag } from "@/lib/http";
-import { galleryScope, withViewer } from "@/lib/with-viewer";
+import { galleryScope, withViewer } from "@/lib/viewer/with-viewer";
 
 export const GET = withViewer<{ params: Promise<{ id: string }> }>(async (request, { params }, viewer) => {
   const { id } = await params;

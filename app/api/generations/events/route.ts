@@ -8,7 +8,7 @@ import { AppError, errorResponse } from "@/lib/errors";
 import { eventHub, openEventStream, SSE_HEADERS } from "@/lib/events";
 import { eventVisibleTo } from "@/lib/generations/visibility";
 import { visitorKey } from "@/lib/rate-limit";
-import { galleryScope, withViewer } from "@/lib/with-viewer";
+import { galleryScope, withViewer } from "@/lib/viewer/with-viewer";
 
 export const dynamic = "force-dynamic";
 // The stream ends itself (EVENTS_STREAM_SECONDS, at most 280) before this.

@@ -2,7 +2,7 @@
 // redirect to the bucket, for the viewer whose gallery shows it. The gallery
 // and detail page play and download this.
 import { serveStoredMedia } from "@/lib/media/serve-media";
-import { galleryScope, withViewer } from "@/lib/with-viewer";
+import { galleryScope, withViewer } from "@/lib/viewer/with-viewer";
 
 type Context = { params: Promise<{ id: string }> };
 

@@ -2,7 +2,7 @@
 // viewer whose gallery shows it: the grid's tiles are these images, and a
 // <video> exists only while something plays.
 import { serveStoredStill } from "@/lib/media/serve-media";
-import { galleryScope, withViewer } from "@/lib/with-viewer";
+import { galleryScope, withViewer } from "@/lib/viewer/with-viewer";
 
 type Context = { params: Promise<{ id: string }> };
 

@@ -1,7 +1,8 @@
 // The anonymous visitor cookie: "<id>.<issued>.<mac>", an HMAC under a key
 // derived from the server secret. Pure (no env), like callback-token.ts, so
-// tests, scripts and benchmarks can sign one; lib/viewer.ts supplies the secret.
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+// tests, scripts and benchmarks can sign one; get-viewer.ts supplies the secret.
+import { createHmac, randomBytes } from "node:crypto";
+import { safeEqual } from "./safe-equal";
 
 export const VIEWER_COOKIE = "framehook_viewer";
 /** Browsers keep a cookie 400 days at most; a signed visit older than that is a new visitor. */
@@ -27,9 +28,7 @@ export function verifyViewerCookie(value: string | undefined, secret: string, no
   if (rest.length || !id || !issued || !signature || !ID_PATTERN.test(id) || !/^\d{1,12}$/.test(issued)) return null;
   const age = now / 1000 - Number(issued);
   if (age > VIEWER_MAX_AGE_SECONDS || age < -CLOCK_SKEW_SECONDS) return null;
-  const expected = Buffer.from(mac(`${id}.${issued}`, secret));
-  const given = Buffer.from(signature);
-  return given.length === expected.length && timingSafeEqual(given, expected) ? id : null;
+  return safeEqual(signature, mac(`${id}.${issued}`, secret)) ? id : null;
 }
 
 /**

@@ -5,7 +5,7 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { OwnerScope } from "@/lib/generations/visibility";
 import { route } from "@/lib/http";
-import { getViewer, type Viewer } from "@/lib/viewer";
+import { getViewer, type Viewer } from "./get-viewer";
 
 type ViewerHandler<C> = (request: Request, context: C, viewer: Viewer) => Promise<Response>;
 

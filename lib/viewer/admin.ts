@@ -4,9 +4,11 @@
 // isAdmin() with its own check, e.g. with Auth.js:
 //   return (await auth())?.user?.role === "admin";
 import "server-only";
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac } from "node:crypto";
 import { env } from "@/lib/env";
 import { addressKey, clearRateLimit, hitRateLimit } from "@/lib/rate-limit";
+import { cookiesAreSecure } from "./get-viewer";
+import { safeEqual } from "./safe-equal";
 
 export const ADMIN_COOKIE = "framehook_admin";
 const SESSION_SECONDS = 8 * 60 * 60;
@@ -65,10 +67,7 @@ export async function attemptAdminSignIn({
 }
 
 function passwordIsRight(given: string): boolean {
-  if (!env.ADMIN_PASSWORD) return false;
-  // Compared as fixed-length digests, so neither the length nor the content leaks through timing.
-  const digest = (s: string) => createHmac("sha256", "framehook admin password").update(s).digest();
-  return timingSafeEqual(digest(given), digest(env.ADMIN_PASSWORD));
+  return env.ADMIN_PASSWORD !== undefined && safeEqual(given, env.ADMIN_PASSWORD);
 }
 
 /** "<expires>.<mac>": the MAC is keyed by the password itself, so changing ADMIN_PASSWORD signs everyone out. */
@@ -80,16 +79,14 @@ export function signAdminSession(password: string, now = Date.now()): string {
 export function verifyAdminSession(value: string | undefined, password: string, now = Date.now()): boolean {
   const [expires, signature, ...rest] = (value ?? "").split(".");
   if (rest.length || !expires || !signature || !/^\d{1,12}$/.test(expires) || Number(expires) < now / 1000) return false;
-  const expected = Buffer.from(mac(expires, password));
-  const given = Buffer.from(signature);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return safeEqual(signature, mac(expires, password));
 }
 
 export const adminCookieOptions = () =>
   ({
     httpOnly: true,
     sameSite: "strict",
-    secure: env.NODE_ENV === "production" && env.PUBLIC_BASE_URL.startsWith("https:"),
+    secure: cookiesAreSecure(),
     path: "/admin",
     maxAge: SESSION_SECONDS,
   }) as const;

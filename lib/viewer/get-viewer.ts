@@ -51,8 +51,10 @@ export const viewerCookieOptions = () =>
   ({
     httpOnly: true,
     sameSite: "lax",
-    // Secure wherever the app is served over https; `npm start` on http://localhost must still work.
-    secure: env.NODE_ENV === "production" && env.PUBLIC_BASE_URL.startsWith("https:"),
+    secure: cookiesAreSecure(),
     path: "/",
     maxAge: VIEWER_MAX_AGE_SECONDS,
   }) as const;
+
+/** Secure wherever the app is served over https; `npm start` on http://localhost must still work. */
+export const cookiesAreSecure = () => env.NODE_ENV === "production" && env.PUBLIC_BASE_URL.startsWith("https:");
