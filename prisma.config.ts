@@ -5,8 +5,8 @@
 // workarounds for Prisma 6.19.3's CLI).
 import "./lib/load-env-files";
 import { defineConfig } from "prisma/config";
-import { ensureDatabaseDirectory } from "./lib/database-file";
-import { parseDatabaseEnv } from "./lib/database-env";
+import { parseDatabaseEnv } from "./lib/database/settings";
+import { ensureDatabaseDirectory } from "./lib/database/sqlite-file";
 import { databaseEngine, schemaFolder } from "./lib/database/engine";
 import { placeSharedModels } from "./prisma/shared-models";
 import { postgresCliAdapter, sqliteCliAdapter } from "./prisma/cli-adapters";

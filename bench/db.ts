@@ -2,6 +2,7 @@
 // would have written them, and reading back what the load did.
 import { PrismaLibSQL } from "@prisma/adapter-libsql";
 import { PrismaPg } from "@prisma/adapter-pg";
+import { databaseEngine } from "../lib/database/engine";
 import { PrismaClient } from "../lib/generated/prisma/client";
 import { callbackTokenFor } from "../lib/generations/callback-token";
 import { signViewerCookie, VIEWER_COOKIE } from "../lib/viewer/viewer-cookie";
@@ -21,7 +22,7 @@ const CHUNK = 500;
 
 /** The bench process's own client, generated for the engine of the phase (bench/run.ts generates it before the phase starts). */
 export async function openDatabase(url: string): Promise<BenchDb> {
-  if (/^postgres(ql)?:/i.test(url)) return new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 4 }) });
+  if (databaseEngine(url) === "postgres") return new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 4 }) });
   const prisma = new PrismaClient({ adapter: new PrismaLibSQL({ url }) });
   await prisma.$queryRawUnsafe("PRAGMA busy_timeout = 5000");
   // busy_timeout does not survive the adapter's transactions (they reopen the

@@ -5,6 +5,7 @@
 // Prisma writes it replaced (updateManyAndReturn, BEGIN/UPDATE … RETURNING/COMMIT,
 // then delivery.create), one at a time.
 import pg from "pg";
+import { databaseEngine } from "../lib/database/engine";
 import { createPostgresOutcomeWriter } from "../lib/database/outcome-write-postgres";
 import { createSqliteOutcomeWriter } from "../lib/database/outcome-write-sqlite";
 import type { OutcomeWrite, OutcomeWriter } from "../lib/database/outcome-write";
@@ -48,7 +49,7 @@ export async function probeWritePath(db: BenchDb, { url, secret }: { url: string
 }
 
 function openWriter(url: string): { writeOutcome: OutcomeWriter; close(): Promise<void> } {
-  if (/^postgres(ql)?:/i.test(url)) {
+  if (databaseEngine(url) === "postgres") {
     const pool = new pg.Pool({ connectionString: url, max: 5 });
     return { writeOutcome: createPostgresOutcomeWriter(pool), close: () => pool.end() };
   }

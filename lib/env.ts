@@ -1,9 +1,9 @@
 // The one place that reads process.env: validated with zod, with defaults that
 // make `npm run dev` work with zero configuration. The database's variables are
-// defined in database-env.ts, which the Prisma CLI reads without the secrets.
+// defined in lib/database/settings.ts, which the Prisma CLI reads without the secrets.
 import path from "node:path";
 import { z } from "zod";
-import { databaseFields, resolveDatabaseSettings } from "./database-env";
+import { databaseFields, resolveDatabaseSettings } from "./database/settings";
 import { MAKE_SECRET as MAKE_SECRET_COMMAND, PRODUCTION_SECRET_MIN_LENGTH } from "./secret-rules";
 
 const LOCAL_GATEWAY = "http://127.0.0.1:4010";

@@ -7,6 +7,7 @@
 // atomically, so concurrent submits cannot overshoot (only a task that costs
 // more than its estimate can).
 import "server-only";
+import { retryTransaction } from "@/lib/database/errors";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
@@ -27,6 +28,7 @@ const WINDOW_MS: Record<SpendWindow, number> = { hour: 3_600_000, day: 86_400_00
 const WINDOW_WORDS: Record<SpendWindow, string> = { hour: "this hour", day: "today", week: "this week" };
 /** Money in floating point: totals within a ten-thousandth of the cap are at the cap. */
 const EPSILON = 1e-6;
+/** How long a submit waits out a busy database (a locked SQLite file, a full pool) before it fails. */
 const BUSY_WAIT_MS = 10_000;
 /** One owner's concurrent submits queue on the lock row; on PostgreSQL they also wait for a pooled connection. */
 const TRANSACTION_OPTIONS = { maxWait: 5_000, timeout: 10_000 };
@@ -113,7 +115,7 @@ export async function createWithinSpendLimit(
   const caps = capsFor(data);
   if (caps.length === 0) return prisma.generation.create({ data });
   const { start, end } = spendWindowBounds(env.SPEND_LIMIT_WINDOW, now);
-  return retryWhileBusy(() =>
+  return retryTransaction(() =>
     prisma.$transaction(async (tx) => {
       for (const cap of caps) {
         await tx.$executeRaw`
@@ -124,6 +126,7 @@ export async function createWithinSpendLimit(
       }
       return tx.generation.create({ data });
     }, TRANSACTION_OPTIONS),
+    { waitMs: BUSY_WAIT_MS },
   );
 }
 
@@ -161,26 +164,3 @@ function withRetryAfter(error: AppError, end: Date, now: number): AppError {
 }
 
 const formatAmount = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 2 });
-
-/**
- * SQLite answers a second writer's BEGIN with "busy" at once, and a PostgreSQL
- * pool may have no connection free in time (P2028): the transaction did not
- * run or was rolled back, so it is tried again until the deadline.
- */
-async function retryWhileBusy<T>(run: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + BUSY_WAIT_MS;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await run();
-    } catch (error) {
-      if (!isBusy(error) || Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(5 * 2 ** attempt, 100) * (0.5 + Math.random())));
-    }
-  }
-}
-
-function isBusy(error: unknown): boolean {
-  if (error instanceof AppError) return false;
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return code === "P1008" || code === "P2028" || code === "P2034" || (typeof message === "string" && /SQLITE_BUSY|database is locked/i.test(message));
-}

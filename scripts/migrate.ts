@@ -5,7 +5,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { databaseEngine, schemaFolder } from "../lib/database/engine";
-import { ensureDatabaseDirectory } from "../lib/database-file";
+import { ensureDatabaseDirectory } from "../lib/database/sqlite-file";
 import { migratePostgres } from "../lib/database/migrate-postgres";
 
 export async function migrateDatabase({ databaseUrl, directUrl, quiet = false }: { databaseUrl: string; directUrl?: string; quiet?: boolean }) {

@@ -1,5 +1,7 @@
 // Which database engine a DATABASE_URL names. The one place that decides it,
-// shared by the app (lib/db.ts), the Prisma CLI (prisma.config.ts) and scripts.
+// shared by the app (lib/db.ts, the event bus, the settings), the Prisma CLI
+// (prisma.config.ts), scripts, the bench and the tests. Schemes are
+// case-insensitive (RFC 3986), so POSTGRESQL:// is PostgreSQL too.
 export type DatabaseEngine = "sqlite" | "postgres";
 
 export const DATABASE_ENGINES: readonly DatabaseEngine[] = ["sqlite", "postgres"];

@@ -2,22 +2,28 @@
 // heard by every open gallery stream. The backend is chosen once, here, from
 // the environment: PostgreSQL LISTEN/NOTIFY when several instances share a
 // database, an in-process fan-out for SQLite's single instance. Callers never
-// import a backend directly.
+// import a backend directly; the chosen one is loaded on first use, so an
+// install on SQLite never loads `pg`.
 import "server-only";
+import { databaseEngine } from "@/lib/database/engine";
 import { env } from "@/lib/env";
 import { EventHub } from "./hub";
-import { createMemoryBus } from "./memory-bus";
-import { createPostgresBus } from "./postgres-bus";
-import type { GenerationEvent } from "./types";
+import type { EventBus, GenerationEvent } from "./types";
 
 export type { GenerationEvent } from "./types";
 export { openEventStream, SSE_HEADERS } from "./event-stream";
 
-function createHub(): EventHub {
-  const bus = /^postgres(ql)?:/.test(env.DATABASE_URL)
-    ? createPostgresBus({ url: env.DATABASE_DIRECT_URL ?? env.DATABASE_URL })
-    : createMemoryBus();
-  return new EventHub(bus, {
+async function createBus(): Promise<EventBus> {
+  if (databaseEngine(env.DATABASE_URL) === "postgres") {
+    const { createPostgresBus } = await import("./postgres-bus");
+    return createPostgresBus({ url: env.DATABASE_DIRECT_URL ?? env.DATABASE_URL });
+  }
+  const { createMemoryBus } = await import("./memory-bus");
+  return createMemoryBus();
+}
+
+async function createHub(): Promise<EventHub> {
+  return new EventHub(await createBus(), {
     total: env.EVENTS_MAX_STREAMS,
     perOwner: env.EVENTS_MAX_STREAMS_PER_OWNER,
     perAddress: env.EVENTS_MAX_STREAMS_PER_ADDRESS,
@@ -27,16 +33,16 @@ function createHub(): EventHub {
 // Cached on globalThis in every environment, not only in development: route
 // handlers and server actions may load this module more than once, and an
 // in-process bus works only if all of them share one.
-const globalForEvents = globalThis as unknown as { framehookEvents?: EventHub };
+const globalForEvents = globalThis as unknown as { framehookEvents?: Promise<EventHub> };
 
-export function eventHub(): EventHub {
+export function eventHub(): Promise<EventHub> {
   return (globalForEvents.framehookEvents ??= createHub());
 }
 
 /** Tells every stream (on every instance) that a generation changed. Never throws: events are hints. */
 export async function publishGenerationChange(change: Omit<GenerationEvent, "at">): Promise<void> {
   try {
-    await eventHub().publish(change);
+    await (await eventHub()).publish(change);
   } catch (error) {
     console.warn(`[framehook] could not publish the change of ${change.id}:`, error);
   }

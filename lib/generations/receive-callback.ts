@@ -2,6 +2,7 @@
 // by token, parse, check the task is ours, then hand it to the single writer.
 // Anything incomplete or of an unknown shape is confirmed with a GET first.
 import "server-only";
+import { isUniqueViolation } from "@/lib/database/errors";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
@@ -133,5 +134,3 @@ async function adoptTask({ generationId, taskId }: { generationId: string; taskI
   }
   return applyTaskSnapshot({ generationId, snapshot, source: "CALLBACK", detail: claimed ? "adopted after confirming with GET: the submit's answer was never stored" : undefined });
 }
-
-const isUniqueViolation = (error: unknown) => (error as { code?: string } | null)?.code === "P2002";

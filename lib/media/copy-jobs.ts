@@ -4,6 +4,7 @@
 // once; a crash mid-copy leaves a lease that expires, and the next kick
 // resumes. The rows are the truth: kicks are only hints to look at them.
 import "server-only";
+import { isUniqueViolation } from "@/lib/database/errors";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { isHttpUrl, MAX_RESULT_URLS, safeJsonParse } from "@/lib/gateway/task";
@@ -130,8 +131,6 @@ export async function scheduleMediaCopies({ generationIds }: { generationIds?: s
   }
   return created;
 }
-
-const isUniqueViolation = (error: unknown) => (error as { code?: string } | null)?.code === "P2002";
 
 /**
  * Runs the due jobs (all, or those of `generationIds`) this caller can lease,

@@ -3,11 +3,12 @@
 import { createClient } from "@libsql/client";
 import path from "node:path";
 import pg from "pg";
+import { databaseEngine } from "../../lib/database/engine";
 import { E2E_DATABASE_URL } from "../../playwright.config";
 
 /** Runs one statement with `?` placeholders against the app's database. */
 export async function executeInAppDatabase(sql: string, args: (string | number | Date)[]): Promise<void> {
-  if (E2E_DATABASE_URL.startsWith("postgresql:")) {
+  if (databaseEngine(E2E_DATABASE_URL) === "postgres") {
     const client = new pg.Client({ connectionString: E2E_DATABASE_URL });
     await client.connect();
     try {

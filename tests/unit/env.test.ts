@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, test } from "vitest";
-import { parseDatabaseEnv } from "@/lib/database-env";
+import { parseDatabaseEnv } from "@/lib/database/settings";
 import { databaseEngine } from "@/lib/database/engine";
 import { parseEnv } from "@/lib/env";
 

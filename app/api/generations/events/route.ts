@@ -16,7 +16,7 @@ export const maxDuration = 300;
 
 export const GET = withViewer(async (request, _context, viewer) => {
   const stream = openEventStream({
-    hub: eventHub(),
+    hub: await eventHub(),
     filter: eventVisibleTo(galleryScope(viewer)),
     // EventSource sends the header on its own reconnects; the query parameter
     // carries it across the fresh EventSource a tab opens after a refusal.

@@ -3,6 +3,7 @@
 // these and nothing else, so a build without the app's secrets can load them.
 import path from "node:path";
 import { z } from "zod";
+import { databaseEngine } from "./engine";
 
 const optional = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
@@ -17,7 +18,7 @@ export const databaseFields = {
   DATABASE_LOCK_WAIT_MS: optional(z.coerce.number().int().min(0).max(60_000)).default(5000),
   // PostgreSQL only: a direct (unpooled) URL for what needs a session of its
   // own: migrations (advisory lock) and LISTEN. Defaults to DATABASE_URL.
-  DATABASE_DIRECT_URL: optional(z.string().regex(/^postgres(ql)?:\/\//i, "must be a postgresql:// URL")),
+  DATABASE_DIRECT_URL: optional(z.string().refine((url) => databaseEngine(url) === "postgres", "must be a postgresql:// URL")),
   // PostgreSQL only: connections each app instance may open (see README "Deploying").
   DATABASE_POOL_MAX: optional(z.coerce.number().int().min(1).max(100)).default(5),
 };
@@ -29,7 +30,7 @@ export function resolveDatabaseSettings<T extends DatabaseFields>(raw: T) {
   return {
     ...raw,
     DATABASE_URL: resolveDatabaseUrl(raw.DATABASE_URL),
-    DATABASE_DIRECT_URL: raw.DATABASE_DIRECT_URL ?? (/^postgres/i.test(raw.DATABASE_URL) ? raw.DATABASE_URL : undefined),
+    DATABASE_DIRECT_URL: raw.DATABASE_DIRECT_URL ?? (databaseEngine(raw.DATABASE_URL) === "postgres" ? raw.DATABASE_URL : undefined),
   };
 }
 
