@@ -3,7 +3,7 @@
 // defined in lib/database/settings.ts, which the Prisma CLI reads without the secrets.
 import path from "node:path";
 import { z } from "zod";
-import { databaseFields, resolveDatabaseSettings } from "./database/settings";
+import { databaseFields, parseWith, resolveDatabaseSettings } from "./database/settings";
 import { MAKE_SECRET as MAKE_SECRET_COMMAND, PRODUCTION_SECRET_MIN_LENGTH } from "./secret-rules";
 
 const LOCAL_GATEWAY = "http://127.0.0.1:4010";
@@ -133,12 +133,7 @@ const schema = z
 export type Env = z.infer<typeof schema>;
 
 export function parseEnv(source: Record<string, string | undefined>): Env {
-  const result = schema.safeParse(source);
-  if (!result.success) {
-    const lines = result.error.issues.map((i) => `  ${i.path.join(".") || "env"}: ${i.message}`);
-    throw new Error(`Invalid environment configuration:\n${lines.join("\n")}\nSee .env.example.`);
-  }
-  return result.data;
+  return parseWith(schema, source);
 }
 
 export const env: Env = parseEnv(process.env);

@@ -39,7 +39,12 @@ export type DatabaseEnv = z.infer<typeof databaseSchema>;
 
 /** The database settings alone, as prisma.config.ts reads them: no secret is asked for. */
 export function parseDatabaseEnv(source: Record<string, string | undefined>): DatabaseEnv {
-  const result = databaseSchema.safeParse(source);
+  return parseWith(databaseSchema, source);
+}
+
+/** Parses the environment with `schema`, or throws one error listing every bad variable. lib/env.ts uses it too. */
+export function parseWith<T extends z.ZodType>(schema: T, source: Record<string, string | undefined>): z.infer<T> {
+  const result = schema.safeParse(source);
   if (!result.success) {
     const lines = result.error.issues.map((i) => `  ${i.path.join(".") || "env"}: ${i.message}`);
     throw new Error(`Invalid environment configuration:\n${lines.join("\n")}\nSee .env.example.`);

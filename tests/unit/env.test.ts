@@ -1,7 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, test } from "vitest";
 import { parseDatabaseEnv } from "@/lib/database/settings";
-import { databaseEngine } from "@/lib/database/engine";
 import { parseEnv } from "@/lib/env";
 
 const remote = { GATEWAY_BASE_URL: "https://gateway.example.com", GATEWAY_API_KEY: "key", WEBHOOK_SECRET: "a-secret-of-some-length" };
@@ -94,13 +93,4 @@ describe("parseEnv", () => {
       expect(parseEnv({ DATABASE_URL: url, DATABASE_DIRECT_URL: direct }).DATABASE_DIRECT_URL).toBe(direct);
     },
   );
-
-  test.each([
-    ["file:./data/x.db", "sqlite"],
-    ["libsql://db.example.turso.io", "sqlite"],
-    ["postgres://db/app", "postgres"],
-    ["postgresql://db/app", "postgres"],
-  ] as const)("%s is served by the %s engine", (url, engine) => {
-    expect(databaseEngine(url)).toBe(engine);
-  });
 });
