@@ -1,7 +1,8 @@
 // Callback bodies differ between gateways (DESIGN.md): a flat task, a
 // `{code, msg, data}` envelope, `resultJson` as a JSON string. This module
 // turns any of them into a TaskSnapshot, or says the body is only a hint.
-import { isRecord, safeJsonParse, taskSchema, toTaskSnapshot, type TaskSnapshot } from "./task";
+import { isRecord, safeJsonParse } from "@/lib/json";
+import { taskSchema, toTaskSnapshot, type TaskSnapshot } from "./task";
 
 export type CallbackReading =
   /** Complete: can be applied as it is. */

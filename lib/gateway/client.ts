@@ -3,7 +3,8 @@
 import "server-only";
 import { z } from "zod";
 import { env } from "@/lib/env";
-import { isRecord, safeJsonParse, taskSchema, toTaskSnapshot, type TaskSnapshot } from "./task";
+import { isRecord, safeJsonParse } from "@/lib/json";
+import { taskSchema, toTaskSnapshot, type TaskSnapshot } from "./task";
 
 export type GatewayErrorKind =
   | "unauthorized"

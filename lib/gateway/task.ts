@@ -1,6 +1,7 @@
 // The gateway's task resource (spec §2) and the callback bodies real gateways
 // send, normalised into one TaskSnapshot.
 import { z } from "zod";
+import { safeJsonParse } from "@/lib/json";
 
 export const TASK_STATES = ["PENDING", "SUCCESS", "FAILURE"] as const;
 export type TaskState = (typeof TASK_STATES)[number];
@@ -125,17 +126,5 @@ export function isHttpUrl(value: string): boolean {
     return url.protocol === "http:" || url.protocol === "https:";
   } catch {
     return false;
-  }
-}
-
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-export function safeJsonParse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }

@@ -2,7 +2,7 @@
 // recent successes, grouped by model and duration.
 import "server-only";
 import { prisma } from "@/lib/db";
-import { safeJsonParse, isRecord } from "@/lib/gateway/task";
+import { isRecord, safeJsonParse } from "@/lib/json";
 import { ESTIMATE_SAMPLES, estimateKey, typicalDurationMs } from "./estimate";
 
 /** Rows read per call: enough for ESTIMATE_SAMPLES of the few models a gallery mixes, bounded at any table size. */

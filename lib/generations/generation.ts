@@ -1,7 +1,8 @@
 // The Generation as the app's routes and pages see it, and its states.
 import type { Generation as GenerationRow, GenerationState, MediaCopy } from "@/lib/generated/prisma/client";
 import { env } from "@/lib/env";
-import { isHttpUrl, isRecord, safeJsonParse } from "@/lib/gateway/task";
+import { isHttpUrl } from "@/lib/gateway/task";
+import { isRecord, safeJsonParse } from "@/lib/json";
 import { toStoredMedia, type StoredMedia } from "@/lib/media/media-copy";
 
 export type { GenerationState };

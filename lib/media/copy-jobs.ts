@@ -7,8 +7,9 @@ import "server-only";
 import { isUniqueViolation } from "@/lib/database/errors";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
-import { isHttpUrl, MAX_RESULT_URLS, safeJsonParse } from "@/lib/gateway/task";
+import { isHttpUrl, MAX_RESULT_URLS } from "@/lib/gateway/task";
 import type { MediaCopy } from "@/lib/generated/prisma/client";
+import { safeJsonParse } from "@/lib/json";
 import { runCopyAttempt } from "./copy-attempt";
 import { getMediaStorage, mediaStorageEnabled, type MediaStorage } from "./storage";
 

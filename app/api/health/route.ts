@@ -1,5 +1,5 @@
 import { AppError } from "@/lib/errors";
-import { checkDatabase, checkEverything, hasCronSecret } from "@/lib/health";
+import { checkEverything, hasCronSecret, isDatabaseUp } from "@/lib/doctor/health";
 import { route } from "@/lib/http";
 
 export const GET = route(async (request) => {
@@ -10,6 +10,6 @@ export const GET = route(async (request) => {
     const report = await checkEverything();
     return Response.json(report, { status: report.ok ? 200 : 503, headers: { "Cache-Control": "no-store" } });
   }
-  const database = await checkDatabase();
+  const database = await isDatabaseUp();
   return Response.json({ ok: database, database: database ? "ok" : "unavailable" }, { status: database ? 200 : 503 });
 });

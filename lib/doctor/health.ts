@@ -1,10 +1,13 @@
+// What /api/health answers: whether the database is up (the plain probe) and,
+// for the verbose report behind the cron's token, every doctor check.
 import "server-only";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
-import { runDoctor, type CheckResult } from "@/lib/doctor/run-doctor";
 import { hasBearerToken } from "@/lib/viewer/safe-equal";
+import { runDoctor, type CheckResult } from "./run-doctor";
 
-export async function checkDatabase(): Promise<boolean> {
+/** One `SELECT 1`: false (and logged) when the database cannot answer. The doctor's checkDatabase says why. */
+export async function isDatabaseUp(): Promise<boolean> {
   try {
     await prisma.$queryRawUnsafe("SELECT 1");
     return true;
