@@ -1,4 +1,4 @@
-// The gateway's API (gateway-spec.md §4) with the failure modes real gateways
+// The gateway's API (docs/gateway-api.md §4) with the failure modes real gateways
 // show: outages, latency, random 5xx, per-key throttling, scenario refusals.
 import { timingSafeEqual } from "node:crypto";
 import type http from "node:http";

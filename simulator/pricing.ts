@@ -1,4 +1,4 @@
-// The gateway's models and prices (gateway-spec.md §1). Credits are USD:
+// The gateway's models and prices (docs/gateway-api.md §1). Credits are USD:
 // one credit buys one dollar of generation.
 
 export type SimulatedModel = {

@@ -29,10 +29,10 @@ export async function benchGalleryList(stack: Stack, db: BenchDb): Promise<Secti
   const owner = { Cookie: benchViewerCookie(stack.webhookSecret) };
   const load = (url: string, headers?: Record<string, string>) =>
     runLoad({ url, connections: CONNECTIONS, duration: SECONDS, headers: { ...owner, ...headers } }, { workDir: stack.workDir, timeoutMs: 60_000 });
-  // Search (issue 17): a term one row in 10,000 holds, and one every row holds (the first page of them).
+  // Search: a term one row in 10,000 holds, and one every row holds (the first page of them).
   const rareUrl = `${listUrl}?q=${encodeURIComponent("take 4242")}`;
   const commonUrl = `${listUrl}?q=${encodeURIComponent("paper boat")}`;
-  // A first read asks for the copies of the videos it shows (issue 18); a poll
+  // A first read asks for the copies of the videos it shows; a poll
   // while they are being made would rightly see the page change, so they are
   // let finish before "nothing changed" is measured.
   for (const url of [listUrl, rareUrl, commonUrl]) await responseSize(url, owner);

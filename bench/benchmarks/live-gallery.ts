@@ -44,7 +44,7 @@ export async function benchLiveGallery(stack: Stack, db: BenchDb): Promise<Secti
     console.log(`[bench] live gallery: ${latency.push.length} cards timed by push, ${latency.poll.length} by polling`);
     // For iterating on latency alone (opening 50 tabs takes minutes on a busy machine).
     if (process.env.BENCH_LIVE_LATENCY_ONLY === "1") return report({ latency, idle: undefined, memory: undefined });
-    // Idle means nothing changes: the copies of the videos just made (issue 18) finish first, or
+    // Idle means nothing changes: the copies of the videos just made finish first, or
     // their cards would rightly switch to the stored file and load it while being counted.
     await waitForCopiesSettled(db);
     const idle = await measureIdleTabs(stack, browser);
@@ -58,7 +58,7 @@ export async function benchLiveGallery(stack: Stack, db: BenchDb): Promise<Secti
 async function openGallery(browser: Browser, stack: Stack, { push }: { push: boolean }): Promise<{ context: BrowserContext; page: Page }> {
   // A context per tab: its own connection pool, as separate browser windows' tabs would share one host's six.
   const context = await browser.newContext();
-  // Galleries are per owner (#15): every tab is the bench owner's, as the submissions below are.
+  // Galleries are per owner: every tab is the bench owner's, as the submissions below are.
   const cookie = benchViewerCookie(stack.webhookSecret);
   const [name, value] = [cookie.slice(0, cookie.indexOf("=")), cookie.slice(cookie.indexOf("=") + 1)];
   await context.addCookies([{ name, value, url: stack.appUrl, httpOnly: true, sameSite: "Lax" }]);

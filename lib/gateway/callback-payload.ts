@@ -1,4 +1,4 @@
-// Callback bodies differ between gateways (DESIGN.md): a flat task, a
+// Callback bodies differ between gateways: a flat task, a
 // `{code, msg, data}` envelope, `resultJson` as a JSON string. This module
 // turns any of them into a TaskSnapshot, or says the body is only a hint.
 import { isRecord, safeJsonParse } from "@/lib/json";

@@ -1,4 +1,4 @@
-// Typed client of the gateway (gateway-spec.md §4). Every call has a timeout;
+// Typed client of the gateway (docs/gateway-api.md §4). Every call has a timeout;
 // responses are parsed with zod; refusals become a GatewayError with a kind.
 import "server-only";
 import { z } from "zod";

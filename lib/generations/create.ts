@@ -28,7 +28,7 @@ export async function createGeneration({
   if (idempotencyKey !== undefined && !/^[\w-]{8,100}$/.test(idempotencyKey)) {
     throw new AppError("bad_request", "Idempotency-Key must be 8–100 letters, digits, '-' or '_'.");
   }
-  // Keys are the owner's own (#15): another owner's key is a different key.
+  // Keys are the owner's own: another owner's key is a different key.
   const idempotency = idempotencyKey
     ? { key: `${ownerId}:${idempotencyKey}`, requestHash: hashRequest(parsed.model.id, parsed.input) }
     : undefined;

@@ -12,7 +12,7 @@ const REFRESH_BUDGET_MS = 1_500;
 
 export async function listGenerationsFresh(params: Parameters<typeof listGenerations>[0], { wait = true }: { wait?: boolean } = {}) {
   const page = await listGenerations(params);
-  kickMediaCopies(page.items); // [media #18]
+  kickMediaCopies(page.items); // copies of the results shown, made in the background
   const pending = page.items.filter((g) => g.state === "PENDING").map((g) => g.id);
   if (pending.length === 0) return page;
   if (!wait) {
@@ -24,7 +24,7 @@ export async function listGenerationsFresh(params: Parameters<typeof listGenerat
 
 export async function getGenerationFresh(params: Parameters<typeof getGeneration>[0]) {
   const generation = await getGeneration(params);
-  if (generation) kickMediaCopies([generation]); // [media #18]
+  if (generation) kickMediaCopies([generation]);
   if (generation?.state !== "PENDING") return generation;
   return (await refreshWithinBudget([params.id])) ? getGeneration(params) : generation;
 }

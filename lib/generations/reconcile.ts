@@ -30,7 +30,7 @@ export async function reconcile(): Promise<{ polled: number; abandoned: number; 
   let abandoned = 0;
   for (const callbackEnabled of [true, false]) {
     const stuck = { state: "SUBMITTING" as const, callbackEnabled, createdAt: { lt: abandonedBefore } };
-    // Live gallery (#16): the ids, to announce what this batch changed.
+    // The ids, to announce what this batch changed.
     const ids = (await prisma.generation.findMany({ where: stuck, select: { id: true } })).map((row) => row.id);
     const { count } = await prisma.generation.updateMany({
       where: { ...stuck, id: { in: ids } },

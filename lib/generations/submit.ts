@@ -54,7 +54,7 @@ export async function submitGeneration({
       ownerId,
       clientKey,
       costEstimate,
-      promptSearch: searchText(prompt), // gallery-ux (#17): feeds the gallery's search
+      promptSearch: searchText(prompt), // feeds the gallery's search
     });
   } catch (error) {
     if (error instanceof AppError) throw error;
@@ -66,7 +66,7 @@ export async function submitGeneration({
     throw error;
   }
 
-  // Live gallery (#16): a new card for the viewer's other tabs; not awaited, the gateway comes first.
+  // A new card for the viewer's other tabs; not awaited, the gateway comes first.
   void announceGenerationRow(row);
   const webhookUrl = callbackUrlFor(row.id);
   try {
