@@ -1,23 +1,24 @@
 // The database singleton for the engine DATABASE_URL names, SQLite/libSQL
 // (lib/database/sqlite.ts) or PostgreSQL (lib/database/postgres.ts): the
 // Prisma client, and the single writer's outcome write (lib/database/outcome-write.ts).
+// Only the chosen engine's driver is imported, so an install on SQLite never loads `pg`.
 import "server-only";
 import { databaseEngine } from "@/lib/database/engine";
-import { createPostgresDatabase } from "@/lib/database/postgres";
-import { createSqliteDatabase } from "@/lib/database/sqlite";
 import { env } from "@/lib/env";
 
-function createDatabase() {
+async function createDatabase() {
   if (databaseEngine(env.DATABASE_URL) === "postgres") {
+    const { createPostgresDatabase } = await import("@/lib/database/postgres");
     return createPostgresDatabase({ url: env.DATABASE_URL, poolMax: env.DATABASE_POOL_MAX });
   }
+  const { createSqliteDatabase } = await import("@/lib/database/sqlite");
   return createSqliteDatabase({ url: env.DATABASE_URL, authToken: env.DATABASE_AUTH_TOKEN, lockWaitMs: env.DATABASE_LOCK_WAIT_MS });
 }
 
-type Database = ReturnType<typeof createDatabase>;
+type Database = Awaited<ReturnType<typeof createDatabase>>;
 const globalForDatabase = globalThis as unknown as { framehookDatabase?: Database };
 
-const database: Database = globalForDatabase.framehookDatabase ?? createDatabase();
+const database: Database = globalForDatabase.framehookDatabase ?? (await createDatabase());
 if (env.NODE_ENV !== "production") globalForDatabase.framehookDatabase = database;
 
 export const prisma = database.prisma;
