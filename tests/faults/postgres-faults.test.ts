@@ -218,8 +218,8 @@ describe.skipIf(testEngine() !== "postgres")("the app on PostgreSQL: a small poo
         const answer = await submit(cookie, `restart ${i} ${marker}`, `restart-${marker.replace(/\W/g, "")}-${i}`);
         attempts.push(answer);
         if (answer.status === 201) {
-          // Once a quarter are in, the server goes down under the rest.
-          if (++accepted === 15) restart = restartPostgres();
+          // Once two thirds are in (the second wave submitting, the first one's callbacks arriving), the server goes down.
+          if (++accepted === 40) restart = restartPostgres();
           return;
         }
         await new Promise((resolve) => setTimeout(resolve, 250));
