@@ -5,7 +5,7 @@ import { headers } from "next/headers";
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
 import type { Generation } from "@/lib/generations/generation";
-import { hideGeneration } from "@/lib/generations/hide";
+import { hideGeneration } from "@/lib/generations/store";
 import { retryGeneration } from "@/lib/generations/retry";
 import { visitorKey } from "@/lib/rate-limit";
 import { getViewer, type Viewer } from "@/lib/viewer/get-viewer";

@@ -6,12 +6,11 @@ import { AppError, type ErrorCode } from "@/lib/errors";
 import { GatewayError, submitTask } from "@/lib/gateway/client";
 import type { ModelSpec } from "@/lib/models/catalog";
 import type { GenerationInput } from "@/lib/models/input-schema";
-import { createWithinSpendLimit, estimateCredits } from "@/lib/spend-limit";
+import { estimateCredits } from "@/lib/spend-limit";
 import { callbacksReachable, callbackUrlFor } from "./callback-url";
 import { searchText } from "./search-text";
 import { toGeneration, type Generation } from "./generation";
-import { announceGenerationRow } from "./publish-change";
-import { updateGenerationIf } from "./update-if";
+import { insertGeneration, updateGenerationIf } from "./store";
 
 /** Retries only where the request certainly did not start a task, or the gateway asked for one. */
 const MAX_ATTEMPTS = 3;
@@ -43,7 +42,7 @@ export async function submitGeneration({
   try {
     // The spending caps (owner, address, total) refuse here, before the gateway is asked.
     const costEstimate = estimateCredits(model, typeof input.duration === "number" ? input.duration : undefined);
-    row = await createWithinSpendLimit({
+    row = await insertGeneration({
       model: model.id,
       prompt,
       input: JSON.stringify(rest),
@@ -66,8 +65,6 @@ export async function submitGeneration({
     throw error;
   }
 
-  // A new card for the viewer's other tabs; not awaited, the gateway comes first.
-  void announceGenerationRow(row);
   const webhookUrl = callbackUrlFor(row.id);
   try {
     const { taskId } = await sendOnce({ model: model.id, input, webhookUrl });
