@@ -15,7 +15,7 @@ const CAP = 2;
 const TOTAL = 5;
 const app = await startApp({ env: { SPEND_LIMIT_CREDITS: String(CAP), SPEND_LIMIT_TOTAL_CREDITS: String(TOTAL), SPEND_LIMIT_WINDOW: "day" } });
 const { prisma } = await import("@/lib/db");
-const { createGeneration } = await import("@/lib/generations/create");
+const { submitGeneration } = await import("@/lib/generations/submit");
 const { insertGeneration } = await import("@/lib/generations/store");
 
 afterAll(() => app.close());
@@ -82,7 +82,7 @@ describe("the address cap (anonymous visitors)", () => {
     const outcomes: string[] = [];
     for (let i = 0; i < 3; i++) {
       outcomes.push(
-        await createGeneration({ body: body(`reed user ${i} ${marker}`), visitor, viewer }).then(
+        await submitGeneration({ body: body(`reed user ${i} ${marker}`), visitor, viewer }).then(
           ({ generation }) => generation.state,
           (error: { code: string }) => error.code,
         ),

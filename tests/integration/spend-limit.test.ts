@@ -109,7 +109,7 @@ describe("spending cap", () => {
   });
 
   test("a refusal says nothing was sent to the gateway, and nothing was", async () => {
-    // The JSON API and the action share createGeneration; the message is what the form shows.
+    // The JSON API and the action share submitGeneration; the message is what the form shows.
     const visitor = app.visitor();
     const marker = uniqueMarker("cap-msg");
     await app.simulator.scenario({ match: marker, pendingMs: 60_000, callback: { mode: "drop" } });

@@ -3,7 +3,7 @@ import { AppError } from "@/lib/errors";
 import { MODEL_IDS } from "@/lib/models/catalog";
 import { GENERATION_STATES } from "@/lib/generations/generation";
 import { listGenerationsFresh } from "@/lib/generations/list-fresh";
-import { createGeneration } from "@/lib/generations/create";
+import { submitGeneration } from "@/lib/generations/submit";
 import { SEARCH_MAX_LENGTH } from "@/lib/generations/search-text";
 import { jsonWithEtag, readJson } from "@/lib/http";
 import { visitorKey } from "@/lib/rate-limit";
@@ -31,7 +31,7 @@ export const GET = withViewer(async (request, _context, viewer) => {
 export const POST = withViewer(async (request, _context, viewer) => {
   const body = await readJson(request);
   const idempotencyKey = request.headers.get("idempotency-key") ?? undefined;
-  const { generation, error } = await createGeneration({
+  const { generation, error } = await submitGeneration({
     body,
     idempotencyKey,
     visitor: visitorKey(request.headers),
