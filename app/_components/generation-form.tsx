@@ -7,7 +7,7 @@ import { formatCostEstimate, KIND_LABELS, priceLabel, type FieldSpec, type Model
 import { mutate } from "swr";
 import { fieldValue, finishRemix, useRemixRequest } from "./remix";
 import { addSubmission, settleSubmission } from "./submissions";
-import { SPEND_KEY } from "./use-spend";
+import { SPEND_KEY } from "./client-data";
 
 const initialState: SubmitState = { status: "idle" };
 const PROMPT_FIELD_ID = "field-prompt";
