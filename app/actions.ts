@@ -1,11 +1,16 @@
 "use server";
-
+// The page's server actions: submitting the form, and what a gallery card can
+// do to its generation (retry it, or delete it from the gallery). Thin: parse,
+// call one domain function, answer a typed state for the client.
 import { headers } from "next/headers";
+import { z } from "zod";
 import { AppError } from "@/lib/errors";
-import { createGeneration } from "@/lib/generations/create";
 import type { Generation } from "@/lib/generations/generation";
+import { retryGeneration } from "@/lib/generations/retry";
+import { hideGeneration } from "@/lib/generations/store";
+import { submitGeneration } from "@/lib/generations/submit";
 import { visitorKey } from "@/lib/rate-limit";
-import { getViewer } from "@/lib/viewer/get-viewer";
+import { getViewer, type Viewer } from "@/lib/viewer/get-viewer";
 
 export type SubmitState = {
   status: "idle" | "success" | "error";
@@ -14,9 +19,12 @@ export type SubmitState = {
   generation?: Generation;
 };
 
-const INPUT_PREFIX = "input.";
+export type CardActionState = { status: "success" | "error"; message: string; generation?: Generation };
 
-export async function submitGeneration(_previous: SubmitState, formData: FormData): Promise<SubmitState> {
+const INPUT_PREFIX = "input.";
+const generationId = z.string().min(1).max(100);
+
+export async function submitGenerationAction(_previous: SubmitState, formData: FormData): Promise<SubmitState> {
   const input: Record<string, string> = {};
   for (const [key, value] of formData) {
     if (key.startsWith(INPUT_PREFIX) && typeof value === "string") input[key.slice(INPUT_PREFIX.length)] = value;
@@ -25,7 +33,7 @@ export async function submitGeneration(_previous: SubmitState, formData: FormDat
   const viewer = await getViewer();
   if (!viewer) return { status: "error", message: "Sign in to create videos." };
   try {
-    const { generation, error } = await createGeneration({
+    const { generation, error } = await submitGeneration({
       body: { model: formData.get("model"), input },
       idempotencyKey: typeof key === "string" && key ? key : undefined,
       visitor: visitorKey(await headers()),
@@ -38,4 +46,43 @@ export async function submitGeneration(_previous: SubmitState, formData: FormDat
     console.error("[framehook] submit failed", error);
     return { status: "error", message: "Something went wrong. Please try again." };
   }
+}
+
+export async function retryGenerationAction(id: unknown): Promise<CardActionState> {
+  return onOwnGeneration(id, { what: "retry", signedOut: "Sign in to create videos." }, async (generationId, viewer) => {
+    const { generation, error } = await retryGeneration({ id: generationId, visitor: visitorKey(await headers()), viewer });
+    if (error) return { status: "error", message: error.message, generation };
+    return { status: "success", message: "Retrying: a new generation was submitted.", generation };
+  });
+}
+
+export async function deleteGenerationAction(id: unknown): Promise<CardActionState> {
+  return onOwnGeneration(id, { what: "delete", signedOut: "Sign in to manage videos." }, async (generationId, viewer) => {
+    const outcome = await hideGeneration({ id: generationId, ownerId: viewer.id });
+    if (outcome === "not_found") return { status: "error", message: "Only your own videos can be deleted." };
+    return { status: "success", message: "Deleted from the gallery." };
+  });
+}
+
+/** What every card action does first: a well-formed id, a signed-in viewer; and an unexpected error as a message. */
+async function onOwnGeneration(
+  id: unknown,
+  { what, signedOut }: { what: string; signedOut: string },
+  act: (generationId: string, viewer: Viewer) => Promise<CardActionState>,
+): Promise<CardActionState> {
+  const parsed = generationId.safeParse(id);
+  if (!parsed.success) return { status: "error", message: "No such generation." };
+  const viewer = await getViewer();
+  if (!viewer) return { status: "error", message: signedOut };
+  try {
+    return await act(parsed.data, viewer);
+  } catch (error) {
+    return failure(error, what);
+  }
+}
+
+function failure(error: unknown, what: string): CardActionState {
+  if (error instanceof AppError) return { status: "error", message: error.message };
+  console.error(`[framehook] ${what} failed`, error);
+  return { status: "error", message: "Something went wrong. Please try again." };
 }

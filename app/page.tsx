@@ -1,6 +1,6 @@
 import { Gallery } from "./_components/gallery";
 import { GenerationForm } from "./_components/generation-form";
-import type { GenerationFilters } from "./_components/use-generations";
+import { PAGE_SIZE, type GenerationFilters } from "./_components/client-data";
 import { brand } from "@/lib/brand";
 import { GENERATION_STATES, type GenerationState } from "@/lib/generations/generation";
 import { getCompletionEstimates } from "@/lib/generations/completion-history";
@@ -21,7 +21,7 @@ export default async function HomePage({ searchParams }: { searchParams: SearchP
   const filters = parseFilters(await searchParams);
   const viewer = await getViewer();
   const [initialPage, estimates] = await Promise.all([
-    viewer ? listGenerations({ limit: 24, ...filters, owner: galleryScope(viewer) }) : { items: [], nextCursor: null },
+    viewer ? listGenerations({ limit: PAGE_SIZE, ...filters, owner: galleryScope(viewer) }) : { items: [], nextCursor: null },
     getCompletionEstimates(),
   ]);
   return (

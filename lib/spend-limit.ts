@@ -3,11 +3,10 @@
 // visitor who drops their cookie is a new owner, never a new address), and
 // for everyone together (SPEND_LIMIT_TOTAL_CREDITS). What counts is the
 // estimate of everything in flight plus what succeeded in the current window;
-// a new generation is inserted only if every cap's total stays within it,
-// atomically, so concurrent submits cannot overshoot (only a task that costs
-// more than its estimate can).
+// the generation store inserts a new generation only if every cap's total
+// stays within it, checked inside its transaction, so concurrent submits
+// cannot overshoot (only a task that costs more than its estimate can).
 import "server-only";
-import { retryTransaction } from "@/lib/database/errors";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
@@ -28,10 +27,6 @@ const WINDOW_MS: Record<SpendWindow, number> = { hour: 3_600_000, day: 86_400_00
 const WINDOW_WORDS: Record<SpendWindow, string> = { hour: "this hour", day: "today", week: "this week" };
 /** Money in floating point: totals within a ten-thousandth of the cap are at the cap. */
 const EPSILON = 1e-6;
-/** How long a submit waits out a busy database (a locked SQLite file, a full pool) before it fails. */
-const BUSY_WAIT_MS = 10_000;
-/** One owner's concurrent submits queue on the lock row; on PostgreSQL they also wait for a pooled connection. */
-const TRANSACTION_OPTIONS = { maxWait: 5_000, timeout: 10_000 };
 
 export function estimateCredits(model: ModelSpec, durationSeconds: number | undefined): number {
   const perSecond = model.usdPerSecond ?? ASSUMED_CREDITS_PER_SECOND;
@@ -48,6 +43,8 @@ export function spendWindowBounds(window: SpendWindow, now = Date.now()): { star
 }
 
 type Reader = Pick<typeof prisma, "generation">;
+/** The client inside `prisma.$transaction(async (tx) => …)`. */
+type Transaction = Parameters<Extract<Parameters<typeof prisma.$transaction>[0], (tx: never) => unknown>>[0];
 
 /** Credits the scope has in flight (estimates) plus what succeeded since `since` (charged, or the estimate if unreported). */
 async function usedCredits(db: Reader, scope: Prisma.GenerationWhereInput, since: Date): Promise<number> {
@@ -101,33 +98,36 @@ function capsFor({ ownerId, clientKey }: { ownerId: string; clientKey?: string |
 }
 
 /**
- * Inserts a generation unless it would take its owner, its client address
- * (anonymous submissions: `clientKey`) or everyone together past a cap, in
- * which case nothing is stored and a 429 is thrown. Each cap's SpendLock row
- * is written first: on PostgreSQL its row lock queues the concurrent submits
- * of that scope, and each then sums what the previous one committed; on
- * SQLite the transaction holds the one write lock from the first write on.
+ * The check the generation store runs inside its insert transaction
+ * (lib/generations/store.ts), or undefined when no cap applies. It throws a
+ * 429 if the new estimate would take any cap past its limit. Each cap's
+ * SpendLock row is written first: on PostgreSQL its row lock queues the
+ * concurrent submits of that scope, and each then sums what the previous one
+ * committed; on SQLite the transaction holds the one write lock from the first write on.
  */
-export async function createWithinSpendLimit(
-  data: Prisma.GenerationUncheckedCreateInput & { ownerId: string; costEstimate: number },
+export function spendLimitCheck({
+  ownerId,
+  clientKey,
+  costEstimate,
   now = Date.now(),
-) {
-  const caps = capsFor(data);
-  if (caps.length === 0) return prisma.generation.create({ data });
+}: {
+  ownerId: string;
+  clientKey?: string | null;
+  costEstimate: number;
+  now?: number;
+}): ((tx: Transaction) => Promise<void>) | undefined {
+  const caps = capsFor({ ownerId, clientKey });
+  if (caps.length === 0) return undefined;
   const { start, end } = spendWindowBounds(env.SPEND_LIMIT_WINDOW, now);
-  return retryTransaction(() =>
-    prisma.$transaction(async (tx) => {
-      for (const cap of caps) {
-        await tx.$executeRaw`
-          INSERT INTO "SpendLock" ("scope", "lockedAt") VALUES (${cap.lock}, ${new Date(now)})
-          ON CONFLICT ("scope") DO UPDATE SET "lockedAt" = excluded."lockedAt"`;
-        const used = await usedCredits(tx, cap.scope, start);
-        if (used + data.costEstimate > cap.limit + EPSILON) throw withRetryAfter(cap.refuse(used, end), end, now);
-      }
-      return tx.generation.create({ data });
-    }, TRANSACTION_OPTIONS),
-    { waitMs: BUSY_WAIT_MS },
-  );
+  return async (tx) => {
+    for (const cap of caps) {
+      await tx.$executeRaw`
+        INSERT INTO "SpendLock" ("scope", "lockedAt") VALUES (${cap.lock}, ${new Date(now)})
+        ON CONFLICT ("scope") DO UPDATE SET "lockedAt" = excluded."lockedAt"`;
+      const used = await usedCredits(tx, cap.scope, start);
+      if (used + costEstimate > cap.limit + EPSILON) throw withRetryAfter(cap.refuse(used, end), end, now);
+    }
+  };
 }
 
 const resetsAt = (end: Date) => `${end.toISOString().slice(0, 16).replace("T", " ")} UTC`;

@@ -3,7 +3,7 @@
 // Retry (a failed or unsubmitted one) and Delete (from the gallery; kept for
 // accounting); the last two only on the viewer's own generations.
 import { useState, useTransition } from "react";
-import { deleteGenerationAction, retryGenerationAction } from "@/app/generation-actions";
+import { deleteGenerationAction, retryGenerationAction } from "@/app/actions";
 import type { Generation } from "@/lib/generations/generation";
 import { requestRemix } from "./remix";
 import { addSubmission, settleSubmission } from "./submissions";

@@ -6,7 +6,7 @@ import type { GenerationState } from "@/lib/generations/generation";
 import { SEARCH_MAX_LENGTH } from "@/lib/generations/search-text";
 import type { ModelSpec } from "@/lib/models/catalog";
 import { STATE_LABELS } from "./state-badge";
-import type { GenerationFilters } from "./use-generations";
+import type { GenerationFilters } from "./client-data";
 
 const STATE_OPTIONS = (["PENDING", "SUCCESS", "FAILURE", "SUBMIT_FAILED", "SUBMITTING"] as const).map((value) => ({
   value,

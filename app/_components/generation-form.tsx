@@ -2,19 +2,19 @@
 // The prompt form: model picker, the chosen model's fields, the cost estimate,
 // and the answer (field errors beside fields, refusals as a message).
 import { useActionState, useEffect, useRef, useState, startTransition } from "react";
-import { submitGeneration, type SubmitState } from "@/app/actions";
+import { submitGenerationAction, type SubmitState } from "@/app/actions";
 import { formatCostEstimate, KIND_LABELS, priceLabel, type FieldSpec, type ModelSpec } from "@/lib/models/catalog";
 import { mutate } from "swr";
 import { fieldValue, finishRemix, useRemixRequest } from "./remix";
 import { addSubmission, settleSubmission } from "./submissions";
-import { SPEND_KEY } from "./use-spend";
+import { SPEND_KEY } from "./client-data";
 
 const initialState: SubmitState = { status: "idle" };
 const PROMPT_FIELD_ID = "field-prompt";
 const newKey = () => (typeof crypto !== "undefined" && "randomUUID" in crypto ? crypto.randomUUID() : String(Date.now()));
 
 export function GenerationForm({ models, defaultModelId }: { models: readonly ModelSpec[]; defaultModelId: string }) {
-  const [state, formAction, isPending] = useActionState(submitGeneration, initialState);
+  const [state, formAction, isPending] = useActionState(submitGenerationAction, initialState);
   const [modelId, setModelId] = useState(defaultModelId);
   const [duration, setDuration] = useState<number | undefined>(undefined);
   // One key per submission attempt: a double click before the answer arrives

@@ -3,9 +3,8 @@
 // gateway is unreachable, so errors are retried on a slow, steady beat (not
 // SWR's exponential backoff) and the banner clears soon after the gateway returns.
 import useSWR from "swr";
-import { fetchJson, FetchError } from "./use-generations";
+import { CREDITS_KEY, fetchJson, FetchError } from "./client-data";
 
-export const CREDITS_KEY = "/api/credits";
 const RETRY_MS = 15_000;
 
 export function useCredits() {

@@ -2,9 +2,8 @@
 // Typical completion times (this app's history), revalidated when a task finishes.
 import useSWR from "swr";
 import type { CompletionEstimates } from "@/lib/generations/completion-history";
-import { fetchJson } from "./use-generations";
+import { ESTIMATES_KEY, fetchJson } from "./client-data";
 
-export const ESTIMATES_KEY = "/api/estimates";
 
 export function useEstimates(initial: CompletionEstimates): CompletionEstimates {
   const { data } = useSWR<{ estimates: CompletionEstimates }>(ESTIMATES_KEY, fetchJson, {

@@ -6,7 +6,7 @@
 import { useEffect, useRef, useSyncExternalStore } from "react";
 import { mutate as mutateGlobal } from "swr";
 import type { GenerationState } from "@/lib/generations/generation";
-import { CREDITS_KEY } from "./use-credits";
+import { CREDITS_KEY, EVENTS_URL } from "./client-data";
 
 export type LiveStatus = "connecting" | "live" | "polling";
 export type GenerationChange = { id: string; state: GenerationState; updatedAt: string };
@@ -16,13 +16,6 @@ export type EventHandlers = {
   onResync?: (info: { initial: boolean }) => void;
 };
 
-/**
- * While events flow, a poll only as a safety net: for an event lost, and for a
- * callback that never comes (a browser's read is also what makes the server
- * ask the gateway). Idle tabs never poll at all.
- */
-export const SAFETY_NET_POLL_MS = 10_000;
-const EVENTS_URL = "/api/generations/events";
 /** A stream that ends on schedule reconnects within a second or two: no reason to start polling meanwhile. */
 const RECONNECT_GRACE_MS = 10_000;
 /** After a refusal or a stream that never opened, wait before trying again (polling meanwhile). */

@@ -6,43 +6,15 @@
 // is (SWR pauses while the tab is hidden and revalidates on focus).
 import { useCallback, useEffect, useRef } from "react";
 import useSWRInfinite, { type SWRInfiniteResponse } from "swr/infinite";
-import type { Generation, GenerationState } from "@/lib/generations/generation";
+import type { Generation } from "@/lib/generations/generation";
 import { isCopying } from "@/lib/media/media-copy";
-import { SAFETY_NET_POLL_MS, useGenerationEvents, type LiveStatus } from "./use-generation-events";
-
-export type GenerationPage = { items: Generation[]; nextCursor: string | null };
-export type GenerationFilters = { state?: GenerationState; model?: string; q?: string };
-
-export const PAGE_SIZE = 24;
-export const POLL_INTERVAL_MS = 3000;
+import { fetchJson, generationsUrl, POLL_INTERVAL_MS, SAFETY_NET_POLL_MS, type GenerationFilters, type GenerationPage } from "./client-data";
+import { useGenerationEvents, type LiveStatus } from "./use-generation-events";
 
 export const isInProgress = (g: Generation) => g.state === "PENDING" || g.state === "SUBMITTING";
 /** Still changing: a task in progress, or its result still being copied into storage. */
 const isChanging = (g: Generation) => isInProgress(g) || (g.state === "SUCCESS" && isCopying(g));
 const anyInProgress = (pages: GenerationPage[] | undefined) => !!pages?.some((page) => page.items.some(isChanging));
-
-export class FetchError extends Error {
-  constructor(readonly status: number | null) {
-    super(status === null ? "Network error" : `Request failed with ${status}`);
-  }
-}
-
-export async function fetchJson<T>(url: string): Promise<T> {
-  const response = await fetch(url, { headers: { Accept: "application/json" } }).catch(() => {
-    throw new FetchError(null);
-  });
-  if (!response.ok) throw new FetchError(response.status);
-  return response.json() as Promise<T>;
-}
-
-export function generationsUrl(filters: GenerationFilters, cursor?: string | null): string {
-  const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
-  if (filters.state) params.set("state", filters.state);
-  if (filters.model) params.set("model", filters.model);
-  if (filters.q) params.set("q", filters.q);
-  if (cursor) params.set("cursor", cursor);
-  return `/api/generations?${params}`;
-}
 
 export function matchesFilters(generation: Generation, filters: GenerationFilters): boolean {
   return (

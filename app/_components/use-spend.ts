@@ -2,9 +2,8 @@
 // The viewer's spend against their cap (null when there is no cap). Revalidated
 // after each submission and whenever a task finishes (use-state-changes.ts).
 import useSWR from "swr";
-import { fetchJson, FetchError } from "./use-generations";
+import { fetchJson, FetchError, SPEND_KEY } from "./client-data";
 
-export const SPEND_KEY = "/api/spend";
 
 export type SpendAnswer = { spend: { used: number; limit: number; window: "hour" | "day" | "week"; resetsAt: string } | null };
 

@@ -6,9 +6,7 @@ import { useEffect, useRef, useState } from "react";
 import { useSWRConfig } from "swr";
 import type { Generation, GenerationState } from "@/lib/generations/generation";
 import { STATE_LABELS } from "./state-badge";
-import { CREDITS_KEY } from "./use-credits";
-import { ESTIMATES_KEY } from "./use-estimates";
-import { SPEND_KEY } from "./use-spend";
+import { CREDITS_KEY, ESTIMATES_KEY, SPEND_KEY } from "./client-data";
 
 const spoken = (state: GenerationState) =>
   state === "FAILURE" || state === "SUBMIT_FAILED" ? `${STATE_LABELS[state]}, not charged` : STATE_LABELS[state];
@@ -27,7 +25,7 @@ export function useStateChanges(generations: readonly Generation[]): string {
     if (changed.length === 0) return;
     setAnnouncement(changed.map((g) => `${spoken(g.state)}: ${g.prompt.slice(0, 80)}`).join(". "));
     if (changed.some((g) => g.state === "SUCCESS" || g.state === "FAILURE")) void mutate(CREDITS_KEY);
-    void mutate(SPEND_KEY); // owners (#15): a finished task changes the visitor's spend
+    void mutate(SPEND_KEY); // a finished task changes the visitor's spend
     // A success is one more sample for the progress estimates.
     if (changed.some((g) => g.state === "SUCCESS")) void mutate(ESTIMATES_KEY);
   }, [generations, mutate]);

@@ -11,7 +11,7 @@ import { env } from "@/lib/env";
 import { requestMediaCopies } from "@/lib/media/copy-jobs";
 import type { DeliveryOutcome, DeliverySource } from "@/lib/generated/prisma/client";
 import type { TaskSnapshot } from "@/lib/gateway/task";
-import { announceGenerationRow } from "./publish-change";
+import { announceGenerationRow } from "./store";
 
 /** What older versions wrote when the gateway answered 404: a guess, which a real terminal report replaces. */
 const INFERRED_FAILURE_CODE = "task_not_found";

@@ -14,14 +14,14 @@ export type GenerationPage = { items: Generation[]; nextCursor: string | null };
 export async function listGenerations({
   owner,
   cursor,
-  limit = 24,
+  limit,
   state,
   model,
   q,
 }: {
   owner: OwnerScope;
   cursor?: string;
-  limit?: number;
+  limit: number;
   state?: GenerationState;
   model?: string;
   /** Prompt text to search for, case-insensitive. */

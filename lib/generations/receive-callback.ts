@@ -13,7 +13,7 @@ import type { DeliveryOutcome } from "@/lib/generated/prisma/client";
 import { applyTaskSnapshot, applyTaskSnapshotIfHeld } from "./apply-task-snapshot";
 import { verifyCallbackToken } from "./callback-token";
 import { recordDelivery } from "./delivery-log";
-import { updateGenerationIf } from "./update-if";
+import { updateGenerationIf } from "./store";
 
 /** Gateways send JSON, sometimes labelled text/plain or not at all; anything else is refused. */
 const ACCEPTED_TYPES = /^(application\/(?:[\w.+-]*\+)?json|text\/plain)\b/i;

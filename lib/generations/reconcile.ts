@@ -5,7 +5,7 @@ import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { expireStoredMedia, runDueMediaJobs, scheduleMediaCopies } from "@/lib/media/copy-jobs";
 import { pruneRateLimits } from "@/lib/rate-limit";
-import { announceGenerationChange } from "./publish-change";
+import { announceGenerationChange } from "./store";
 import { refreshStaleGenerations } from "./refresh";
 
 const DELIVERY_RETENTION_DAYS = 30;

@@ -9,7 +9,7 @@ import { GatewayError, getTask } from "@/lib/gateway/client";
 import { applyTaskSnapshot } from "./apply-task-snapshot";
 import { isLost } from "./generation";
 import { recordDelivery } from "./delivery-log";
-import { updateGenerationIf } from "./update-if";
+import { updateGenerationIf } from "./store";
 
 /**
  * The longest a task waits between polls after an error, and the cap on a

@@ -4,9 +4,8 @@
 import "server-only";
 import { AppError } from "@/lib/errors";
 import type { Viewer } from "@/lib/viewer/get-viewer";
-import { createGeneration } from "./create";
+import { submitGeneration, type SubmitResult } from "./submit";
 import { getGeneration } from "./queries";
-import type { SubmitResult } from "./submit";
 
 export const RETRYABLE_STATES = ["FAILURE", "SUBMIT_FAILED"] as const;
 
@@ -17,7 +16,7 @@ export async function retryGeneration({ id, visitor, viewer }: { id: string; vis
   if (!(RETRYABLE_STATES as readonly string[]).includes(original.state)) {
     throw new AppError("conflict", "Only a failed or unsubmitted generation can be retried.");
   }
-  return createGeneration({
+  return submitGeneration({
     body: { model: original.model, input: { ...original.input, prompt: original.prompt } },
     idempotencyKey: `retry-${original.id}`,
     visitor,

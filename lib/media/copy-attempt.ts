@@ -5,7 +5,7 @@ import "server-only";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import type { MediaCopy } from "@/lib/generated/prisma/client";
-import { announceGenerationChange } from "@/lib/generations/publish-change";
+import { announceGenerationChange } from "@/lib/generations/store";
 import { copyFile, quotaFull } from "./copy-file";
 import { DownloadError } from "./safe-download";
 import { storeStill } from "./stills";

@@ -1,6 +1,6 @@
 // Conditional single-row updates of copy jobs: the lease, the fencing token
 // and every state change go through `UPDATE … WHERE id = ? AND <condition>`,
-// as lib/generations/update-if.ts does for generations (and for the same
+// as lib/generations/store.ts does for generations (and for the same
 // reason, updateMany rather than update).
 import "server-only";
 import { prisma } from "@/lib/db";

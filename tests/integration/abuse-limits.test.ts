@@ -12,7 +12,7 @@ import { uniqueMarker } from "../support/simulator-control";
 const app = await startApp({ env: { SUBMIT_RATE_LIMIT: "3", SUBMIT_RATE_WINDOW_SECONDS: "3600", APP_PASSWORD: "correct horse battery" } });
 const { prisma } = await import("@/lib/db");
 const { hitRateLimit, visitorKey } = await import("@/lib/rate-limit");
-const { createGeneration } = await import("@/lib/generations/create");
+const { submitGeneration } = await import("@/lib/generations/submit");
 
 const PASSWORD = "correct horse battery";
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
@@ -59,7 +59,7 @@ describe("submission rate limit", () => {
     const outcomes: string[] = [];
     for (let i = 1; i <= 4; i++) {
       const visitor = visitorKey(from(`2001:db8:77:1:${i.toString(16)}::${i}`));
-      const submission = createGeneration({
+      const submission = submitGeneration({
         body: { model: "alpha-2.5-text-to-video-480p", input: { prompt: `v6 ${i} ${marker}`, duration: 2 } },
         visitor,
         viewer: { id: `${marker}-${i}` },

@@ -12,7 +12,7 @@ const { prisma } = await import("@/lib/db");
 const { env } = await import("@/lib/env");
 const { listGenerations, getGeneration } = await import("@/lib/generations/queries");
 const { signViewerCookie, VIEWER_COOKIE, newViewerId } = await import("@/lib/viewer/viewer-cookie");
-const { hideGeneration } = await import("@/lib/generations/hide");
+const { hideGeneration } = await import("@/lib/generations/store");
 
 afterAll(() => app.close());
 

@@ -15,8 +15,8 @@ const CAP = 2;
 const TOTAL = 5;
 const app = await startApp({ env: { SPEND_LIMIT_CREDITS: String(CAP), SPEND_LIMIT_TOTAL_CREDITS: String(TOTAL), SPEND_LIMIT_WINDOW: "day" } });
 const { prisma } = await import("@/lib/db");
-const { createGeneration } = await import("@/lib/generations/create");
-const { createWithinSpendLimit } = await import("@/lib/spend-limit");
+const { submitGeneration } = await import("@/lib/generations/submit");
+const { insertGeneration } = await import("@/lib/generations/store");
 
 afterAll(() => app.close());
 // Each test starts with nothing spent (and so does its retry on CI).
@@ -82,7 +82,7 @@ describe("the address cap (anonymous visitors)", () => {
     const outcomes: string[] = [];
     for (let i = 0; i < 3; i++) {
       outcomes.push(
-        await createGeneration({ body: body(`reed user ${i} ${marker}`), visitor, viewer }).then(
+        await submitGeneration({ body: body(`reed user ${i} ${marker}`), visitor, viewer }).then(
           ({ generation }) => generation.state,
           (error: { code: string }) => error.code,
         ),
@@ -99,7 +99,7 @@ describe("the total cap (everyone together)", () => {
     const marker = uniqueMarker("total");
     const results = await Promise.allSettled(
       Array.from({ length: 12 }, (_, i) =>
-        createWithinSpendLimit({ ownerId: `${marker}-${i}`, clientKey: `${marker}-address-${i}`, costEstimate: ESTIMATE, model: MODEL, prompt: `oak ${i} ${marker}` }),
+        insertGeneration({ ownerId: `${marker}-${i}`, clientKey: `${marker}-address-${i}`, costEstimate: ESTIMATE, model: MODEL, prompt: `oak ${i} ${marker}` }),
       ),
     );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(7);
@@ -109,7 +109,7 @@ describe("the total cap (everyone together)", () => {
     expect(stored._count).toBe(7);
     expect(stored._sum.costEstimate!).toBeLessThanOrEqual(TOTAL);
 
-    const signedIn = createWithinSpendLimit({ ownerId: `user:${marker}`, costEstimate: ESTIMATE, model: MODEL, prompt: `oak user ${marker}` });
+    const signedIn = insertGeneration({ ownerId: `user:${marker}`, costEstimate: ESTIMATE, model: MODEL, prompt: `oak user ${marker}` });
     const refusal = await signedIn.then(
       () => undefined,
       (error: { code: string; message: string; status: number; headers?: Record<string, string> }) => error,

@@ -27,11 +27,11 @@ describe("spending cap", () => {
   test("the insert itself is atomic: 20 concurrent inserts in one process never sum past the cap", async () => {
     // Straight at the service, without HTTP spreading the calls out: all 20 are in flight at once.
     // First in the file on purpose: it is also this process's first transaction (see connected()).
-    const { createWithinSpendLimit } = await import("@/lib/spend-limit");
+    const { insertGeneration } = await import("@/lib/generations/store");
     const ownerId = `direct-${uniqueMarker("owner")}`;
     const results = await Promise.allSettled(
       Array.from({ length: 20 }, (_, i) =>
-        createWithinSpendLimit({ ownerId, costEstimate: ESTIMATE, model: "alpha-2.5-text-to-video-480p", prompt: `direct ${i}` }),
+        insertGeneration({ ownerId, costEstimate: ESTIMATE, model: "alpha-2.5-text-to-video-480p", prompt: `direct ${i}` }),
       ),
     );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(7);
@@ -109,7 +109,7 @@ describe("spending cap", () => {
   });
 
   test("a refusal says nothing was sent to the gateway, and nothing was", async () => {
-    // The JSON API and the action share createGeneration; the message is what the form shows.
+    // The JSON API and the action share submitGeneration; the message is what the form shows.
     const visitor = app.visitor();
     const marker = uniqueMarker("cap-msg");
     await app.simulator.scenario({ match: marker, pendingMs: 60_000, callback: { mode: "drop" } });

@@ -1,9 +1,11 @@
 import { z } from "zod";
+import { PAGE_SIZE } from "@/app/_components/client-data";
 import { AppError } from "@/lib/errors";
 import { MODEL_IDS } from "@/lib/models/catalog";
 import { GENERATION_STATES } from "@/lib/generations/generation";
 import { listGenerationsFresh } from "@/lib/generations/list-fresh";
-import { createGeneration } from "@/lib/generations/create";
+import { PAGE_SIZE_MAX } from "@/lib/generations/queries";
+import { submitGeneration } from "@/lib/generations/submit";
 import { SEARCH_MAX_LENGTH } from "@/lib/generations/search-text";
 import { jsonWithEtag, readJson } from "@/lib/http";
 import { visitorKey } from "@/lib/rate-limit";
@@ -11,7 +13,7 @@ import { galleryScope, withViewer } from "@/lib/viewer/with-viewer";
 
 const listQuery = z.object({
   cursor: z.string().max(100).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(24),
+  limit: z.coerce.number().int().min(1).max(PAGE_SIZE_MAX).default(PAGE_SIZE),
   state: z.enum(GENERATION_STATES).optional(),
   model: z.enum(MODEL_IDS).optional(),
   q: z.string().max(SEARCH_MAX_LENGTH).optional(),
@@ -31,7 +33,7 @@ export const GET = withViewer(async (request, _context, viewer) => {
 export const POST = withViewer(async (request, _context, viewer) => {
   const body = await readJson(request);
   const idempotencyKey = request.headers.get("idempotency-key") ?? undefined;
-  const { generation, error } = await createGeneration({
+  const { generation, error } = await submitGeneration({
     body,
     idempotencyKey,
     visitor: visitorKey(request.headers),

@@ -7,8 +7,8 @@
 import { useRouter } from "next/navigation";
 import { useEffect } from "react";
 import { LiveIndicator } from "@/app/_components/live-indicator";
-import { SAFETY_NET_POLL_MS, useGenerationEvents } from "@/app/_components/use-generation-events";
-import { POLL_INTERVAL_MS } from "@/app/_components/use-generations";
+import { POLL_INTERVAL_MS, SAFETY_NET_POLL_MS } from "@/app/_components/client-data";
+import { useGenerationEvents } from "@/app/_components/use-generation-events";
 
 /** `callbacks`: false when the task was submitted without a callback, so no event will come. */
 export function RefreshWhilePending({ id, pending, callbacks }: { id: string; pending: boolean; callbacks: boolean }) {

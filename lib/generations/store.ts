@@ -1,0 +1,107 @@
+// The generation store: every write of a generation row goes through here and
+// is announced to live galleries ("generation X changed", with its state, time
+// and owner), except a task's outcome, which is one write of its own with its
+// delivery row (apply-task-snapshot.ts, lib/database/outcome-write.ts) and
+// announces through announceGenerationRow. A soft delete announces like any
+// other change: the row's current state, so that every other tab showing it
+// re-reads the card, finds it gone (deletedAt) and drops it.
+import "server-only";
+import { retryTransaction } from "@/lib/database/errors";
+import { prisma } from "@/lib/db";
+import { publishGenerationChange } from "@/lib/events";
+import type { GenerationState, Prisma } from "@/lib/generated/prisma/client";
+import { spendLimitCheck } from "@/lib/spend-limit";
+
+type Announced = { id: string; state: GenerationState; updatedAt: Date; ownerId: string };
+const ANNOUNCED = { id: true, state: true, updatedAt: true, ownerId: true } as const;
+
+/** How long a submit waits out a busy database (a locked SQLite file, a full pool) before it fails. */
+const BUSY_WAIT_MS = 10_000;
+/** One owner's concurrent submits queue on the lock row; on PostgreSQL they also wait for a pooled connection. */
+const TRANSACTION_OPTIONS = { maxWait: 5_000, timeout: 10_000 };
+
+/**
+ * Inserts a generation unless it would take its owner, its client address
+ * (anonymous submissions: `clientKey`) or everyone together past a spending
+ * cap, in which case nothing is stored and a 429 is thrown: the caps are
+ * checked inside the insert's transaction (lib/spend-limit.ts), so concurrent
+ * submits cannot overshoot. The new card is announced, not awaited.
+ */
+export async function insertGeneration(
+  data: Prisma.GenerationUncheckedCreateInput & { ownerId: string; costEstimate: number },
+  now = Date.now(),
+) {
+  const check = spendLimitCheck({ ownerId: data.ownerId, clientKey: data.clientKey, costEstimate: data.costEstimate, now });
+  const row = check
+    ? await retryTransaction(
+        () =>
+          prisma.$transaction(async (tx) => {
+            await check(tx);
+            return tx.generation.create({ data });
+          }, TRANSACTION_OPTIONS),
+        { waitMs: BUSY_WAIT_MS },
+      )
+    : await prisma.generation.create({ data });
+  void announceGenerationRow(row);
+  return row;
+}
+
+/**
+ * Conditional single-row update, `UPDATE … WHERE id = ? AND <condition>`: true
+ * if the row matched and was updated; a state change is announced.
+ *
+ * updateManyAndReturn, not update + P2025: "nothing matched" is no row, not an
+ * error, and the row it returns is what the event carries, so a state change
+ * is published beside the write without a second read.
+ */
+export async function updateGenerationIf({
+  where,
+  data,
+}: {
+  where: Prisma.GenerationWhereInput & { id: string };
+  data: Prisma.GenerationUpdateManyMutationInput;
+}): Promise<boolean> {
+  const [row] = await prisma.generation.updateManyAndReturn({ where, data, select: ANNOUNCED });
+  if (row && data.state !== undefined) await announceGenerationRow(row);
+  return row !== undefined;
+}
+
+/**
+ * Deleting from the gallery is a soft delete: the row, its credits and its
+ * delivery log stay for accounting, and a task still in progress keeps being
+ * followed (callbacks, polling and the cron do not look at deletedAt), so its
+ * outcome is recorded even though nobody sees it. Only its owner (and /admin)
+ * can still open it.
+ *
+ * "hidden" by this call, or "already_hidden" by an earlier one (deleting twice
+ * is not an error); "not_found" when it does not exist or is not this owner's
+ * (a showcase card of someone else's, with GALLERY_SCOPE=shared).
+ */
+export async function hideGeneration({ id, ownerId }: { id: string; ownerId: string }): Promise<"hidden" | "already_hidden" | "not_found"> {
+  const [row] = await prisma.generation.updateManyAndReturn({
+    where: { id, ownerId, deletedAt: null },
+    data: { deletedAt: new Date() },
+    select: ANNOUNCED,
+  });
+  if (row) {
+    await announceGenerationRow(row);
+    return "hidden";
+  }
+  return (await prisma.generation.count({ where: { id, ownerId } })) === 1 ? "already_hidden" : "not_found";
+}
+
+/** For writers outside the store (media copies, the cron's batch): reads what the event carries and publishes it. */
+export async function announceGenerationChange({ id }: { id: string }): Promise<void> {
+  try {
+    const row = await prisma.generation.findUnique({ where: { id }, select: ANNOUNCED });
+    if (row) await announceGenerationRow(row);
+  } catch (error) {
+    // The write itself succeeded; browsers catch up by their safety-net poll.
+    console.warn(`[framehook] could not announce the change of ${id}:`, error);
+  }
+}
+
+/** Publishes a row the writer already holds: no read, and in the order of the writes. */
+export function announceGenerationRow(row: Announced): Promise<void> {
+  return publishGenerationChange({ id: row.id, state: row.state, updatedAt: row.updatedAt.toISOString(), ownerId: row.ownerId });
+}
