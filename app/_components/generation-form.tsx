@@ -29,7 +29,7 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
     if (state === initialState || !submission.current) return;
     settleSubmission(submission.current.key, state.generation);
     if (state.status === "success") formRef.current?.reset();
-    void mutate(SPEND_KEY); // owners (#15): the header's spend includes what was just submitted
+    void mutate(SPEND_KEY); // the header's spend includes what was just submitted
   }, [state]);
 
   const errors = state.fieldErrors ?? {};

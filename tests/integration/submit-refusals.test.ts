@@ -177,7 +177,7 @@ describe("never submit twice", () => {
   test("keys are per visitor: another visitor's identical key is another submission", async () => {
     const marker = uniqueMarker("idem-scope");
     const key = `form-${marker.replace(/\W/g, "")}`;
-    // Visitors are owners (#15): two cookie jars, as two browsers.
+    // Visitors are owners: two cookie jars, as two browsers.
     const alice = await submitPrompt({ ...app, fetch: app.visitor() }, `shared key ${marker}`, {}, { "Idempotency-Key": key });
     const bob = await submitPrompt({ ...app, fetch: app.visitor() }, `shared key ${marker}`, {}, { "Idempotency-Key": key });
     expect([alice.status, bob.status]).toEqual([201, 201]);
