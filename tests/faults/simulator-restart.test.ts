@@ -66,7 +66,7 @@ test.each([1, 2])("round %i: tasks pending when the gateway dies are never charg
   expect(await readGeneration(app, ids[0]!)).toMatchObject({ state: "PENDING", overdue: true });
 });
 
-// A task the gateway has forgotten (docs/RELIABILITY.md, gap 2; #12) is never
+// A task the gateway has forgotten (docs/RELIABILITY.md, gap 2) is never
 // failed on a guess: the 404s flag it, after TASK_LOST_AFTER_MS it shows as
 // lost, and it stays open to a real report. Nothing is charged meanwhile.
 test("a task the gateway answers 404 for, again and again, is flagged and then lost, never failed", async () => {
