@@ -8,9 +8,9 @@ import os from "node:os";
 import path from "node:path";
 import S3rver from "s3rver";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { startApp, waitFor } from "../support/app";
-import { submitPrompt } from "../support/generations";
-import { uniqueMarker } from "../support/simulator-control";
+import { startApp } from "../support/app";
+import { submitAndCopy } from "../support/media-copies";
+import type { Scenario } from "../support/simulator-control";
 import { generatedByte } from "@/simulator/media";
 
 const BUCKET = "framehook-media";
@@ -34,8 +34,6 @@ const app = await startApp({
     MEDIA_COPY_MAX_ATTEMPTS: "3",
   },
 });
-const { prisma } = await import("@/lib/db");
-const { runDueMediaJobs } = await import("@/lib/media/copy-jobs");
 const { S3_PART_SIZE } = await import("@/lib/media/s3-storage");
 
 afterAll(async () => {
@@ -45,19 +43,7 @@ afterAll(async () => {
 });
 beforeAll(() => app.simulator.reset(1000));
 
-async function copied(label: string, media: Parameters<typeof app.simulator.scenario>[0]["media"]) {
-  const marker = uniqueMarker(label);
-  await app.simulator.scenario({ match: marker, media });
-  const { body } = await submitPrompt(app, `glacier ${marker}`);
-  const id = body.id as string;
-  await waitFor(async () => (await prisma.generation.findUniqueOrThrow({ where: { id } })).state === "SUCCESS");
-  const [row] = await waitFor(async () => {
-    await runDueMediaJobs({ generationIds: [id] });
-    const rows = await prisma.mediaCopy.findMany({ where: { generationId: id } });
-    return rows.length > 0 && rows.every((r) => r.state === "DONE" || r.state === "FAILED") && rows;
-  }, 20_000);
-  return { marker, id, row: row! };
-}
+const copied = (label: string, media: Scenario["media"]) => submitAndCopy(app, { label, prompt: "glacier", media });
 
 /** GET /api/media/{id} answers a redirect to the bucket; this follows it. */
 async function fetchStored(copyId: string, headers: Record<string, string> = {}) {

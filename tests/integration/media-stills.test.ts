@@ -6,14 +6,14 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { startApp, waitFor } from "../support/app";
-import { readGeneration, submitPrompt } from "../support/generations";
-import { uniqueMarker } from "../support/simulator-control";
+import { startApp } from "../support/app";
+import { readGeneration } from "../support/generations";
+import { submitAndCopy } from "../support/media-copies";
+import type { Scenario } from "../support/simulator-control";
 
 const MEDIA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-media-stills-"));
 const app = await startApp({ env: { MEDIA_LOCAL_DIR: MEDIA_DIR, MEDIA_STORAGE: "local", MEDIA_COPY_RETRY_MS: "50", MEDIA_COPY_MAX_ATTEMPTS: "3" } });
 const { prisma } = await import("@/lib/db");
-const { runDueMediaJobs } = await import("@/lib/media/copy-jobs");
 
 afterAll(async () => {
   await app.close();
@@ -23,19 +23,7 @@ beforeAll(() => app.simulator.reset(1000));
 
 type Stored = { status: string; url: string | null; stillUrl: string | null };
 
-async function copied(label: string, media?: Parameters<typeof app.simulator.scenario>[0]["media"]) {
-  const marker = uniqueMarker(label);
-  await app.simulator.scenario({ match: marker, media });
-  const { body } = await submitPrompt(app, `lighthouse ${marker}`);
-  const id = body.id as string;
-  await waitFor(async () => (await prisma.generation.findUniqueOrThrow({ where: { id } })).state === "SUCCESS");
-  const [row] = await waitFor(async () => {
-    await runDueMediaJobs({ generationIds: [id] });
-    const rows = await prisma.mediaCopy.findMany({ where: { generationId: id } });
-    return rows.length > 0 && rows.every((r) => r.state === "DONE" || r.state === "FAILED") && rows;
-  }, 20_000);
-  return { id, row: row! };
-}
+const copied = (label: string, media?: Scenario["media"]) => submitAndCopy(app, { label, prompt: "lighthouse", media });
 
 const storedFiles = (id: string) => fs.readdirSync(path.join(MEDIA_DIR, "generations", id)).sort();
 const isJpeg = (bytes: Buffer) => bytes[0] === 0xff && bytes[1] === 0xd8 && bytes.at(-2) === 0xff && bytes.at(-1) === 0xd9;
