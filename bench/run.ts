@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ensurePrismaClientFor } from "../scripts/prisma-client";
+import { ensurePrismaClientFor } from "../lib/database/migrations/prisma-client";
 import { BENCH_ENGINES, ENGINE_LABEL, sampleUrlOf, type BenchEngine } from "./engines";
 import type { PhaseResult } from "./phase";
 import { runProcess, stopAllProcesses } from "./processes";

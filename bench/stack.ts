@@ -8,7 +8,7 @@ import net from "node:net";
 import path from "node:path";
 import { freePort } from "../scripts/free-port";
 import { adminQuery, ensureDatabase, limitRoleLockWait, startLocalPostgres, type LocalPostgres } from "../scripts/local-postgres";
-import { migrateDatabase } from "../scripts/migrate";
+import { migrateDatabase } from "../lib/database/migrations/migrate";
 import { SimulatorControl } from "../tests/support/simulator-control";
 import { distDirOf, sampleUrlOf, type BenchEngine } from "./engines";
 import { EVENT_LOOP_PROBE, EventLoopProbe } from "./event-loop";

@@ -1,7 +1,7 @@
 // `npm run db:migrate`: applies the committed migrations to DATABASE_URL's database.
 import "../lib/load-env-files";
 import { env } from "../lib/env";
-import { migrateDatabase } from "./migrate";
+import { migrateDatabase } from "../lib/database/migrations/migrate";
 
 migrateDatabase({ databaseUrl: env.DATABASE_URL, directUrl: env.DATABASE_DIRECT_URL }).catch((error) => {
   console.error(`[db:migrate] ${error instanceof Error ? error.message : String(error)}`);

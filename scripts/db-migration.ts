@@ -1,17 +1,15 @@
 // `npm run db:migration -- <name>`: after editing prisma/models.prisma, writes
-// the migration for BOTH engines. An engine's "previous models" are what its
-// committed migrations build: Prisma replays them into a scratch (shadow)
-// database and diffs that against the models. `--check` writes nothing and
-// fails when either folder does not build the models (run by `npm test`).
-// SQLite needs nothing; PostgreSQL uses DATABASE_DIRECT_URL when DATABASE_URL
-// is PostgreSQL (it needs the right to create databases), else a throwaway
-// server from the system's binaries (scripts/local-postgres.ts).
-import { spawnSync } from "node:child_process";
+// the migration for BOTH engines (lib/database/migrations/migration-diff.ts).
+// `--check` writes nothing and fails when either folder does not build the
+// models (run by `npm test`). SQLite needs nothing; PostgreSQL uses
+// DATABASE_DIRECT_URL when DATABASE_URL is PostgreSQL (it needs the right to
+// create databases), else a throwaway server from the system's binaries.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import "../lib/load-env-files";
-import { DATABASE_ENGINES, databaseEngine, schemaFolder, type DatabaseEngine } from "../lib/database/engine";
+import { DATABASE_ENGINES, databaseEngine, type DatabaseEngine } from "../lib/database/engine";
+import { diffFromMigrations, nextMigrationFolder, writeMigration } from "../lib/database/migrations/migration-diff";
 import { env } from "../lib/env";
 import { freePort } from "./free-port";
 import { startLocalPostgres, type LocalPostgres } from "./local-postgres";
@@ -34,59 +32,22 @@ async function main() {
       urls.postgres = server.url("postgres");
     }
 
-    const pending = DATABASE_ENGINES.map((engine) => ({ engine, sql: diffFromMigrations(engine, urls[engine]) }));
-    const changed = pending.filter((p) => p.sql !== undefined);
+    const changed = DATABASE_ENGINES.map((engine) => ({ engine, sql: diffFromMigrations(engine, urls[engine]) })).filter(
+      (p): p is { engine: DatabaseEngine; sql: string } => p.sql !== undefined,
+    );
     if (check) {
       if (changed.length === 0) return console.log("[db:migration] both migration folders build prisma/models.prisma");
       for (const { engine, sql } of changed) console.error(`[db:migration] prisma/${engine}/migrations does not build the models; missing:\n${sql}`);
-      fail("run `npm run db:migration -- <name>` to write the missing migrations (README: Changing the schema)");
+      fail("run `npm run db:migration -- <name>` to write the missing migrations (prisma/README.md)");
     }
     if (changed.length === 0) return console.log("[db:migration] the models match both engines' migrations: nothing to write");
-    const folder = `${nextTimestamp()}_${name}`;
-    for (const { engine, sql } of changed) {
-      const file = path.join(schemaFolder(engine), "migrations", folder, "migration.sql");
-      fs.mkdirSync(path.dirname(file), { recursive: true });
-      fs.writeFileSync(file, sql!);
-      console.log(`[db:migration] wrote ${file}`);
-    }
+    const folder = nextMigrationFolder(name!);
+    for (const { engine, sql } of changed) console.log(`[db:migration] wrote ${writeMigration(engine, folder, sql)}`);
     console.log("[db:migration] review the SQL, then `npm run db:migrate` applies it to your database");
   } finally {
     await server?.stop();
     fs.rmSync(scratch, { recursive: true, force: true });
   }
-}
-
-/** The SQL that takes engine's committed migrations to the models, or undefined when there is none. */
-function diffFromMigrations(engine: DatabaseEngine, databaseUrl: string): string | undefined {
-  const folder = schemaFolder(engine);
-  const result = spawnSync(
-    path.join(process.cwd(), "node_modules", ".bin", "prisma"),
-    ["migrate", "diff", "--from-migrations", `${folder}/migrations`, "--to-schema-datamodel", folder, "--script", "--exit-code"],
-    { env: { ...process.env, DATABASE_URL: databaseUrl, DATABASE_DIRECT_URL: engine === "postgres" ? databaseUrl : "" }, encoding: "utf8" },
-  );
-  if (result.status === 0) return undefined;
-  if (result.status !== 2) fail(`prisma migrate diff failed for ${engine}:\n${result.stdout}\n${result.stderr}`);
-  return result.stdout
-    .split("\n")
-    .filter((line) => !line.startsWith("Loaded Prisma config"))
-    .join("\n")
-    .trimStart();
-}
-
-/** UTC yyyymmddhhmmss, after every committed migration of either engine (Prisma applies them in name order). */
-function nextTimestamp(): string {
-  const stamp = (date: Date) => date.toISOString().replace(/\D/g, "").slice(0, 14);
-  const latest = DATABASE_ENGINES.flatMap((engine) => fs.readdirSync(path.join(schemaFolder(engine), "migrations")))
-    .map((entry) => entry.match(/^(\d{14})_/)?.[1])
-    .filter((s): s is string => !!s)
-    .sort()
-    .at(-1);
-  let now = new Date();
-  if (latest && stamp(now) <= latest) {
-    const [y, mo, d, h, mi, s] = [0, 4, 6, 8, 10, 12].map((i, k) => Number(latest.slice(i, k === 0 ? 4 : i + 2)));
-    now = new Date(Date.UTC(y!, mo! - 1, d, h, mi, s! + 1));
-  }
-  return stamp(now);
 }
 
 /** Thrown rather than exiting, so that a throwaway server is always stopped. */

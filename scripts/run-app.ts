@@ -5,8 +5,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import "../lib/load-env-files";
 import { env } from "../lib/env";
-import { migrateDatabase } from "./migrate";
-import { ensurePrismaClientFor } from "./prisma-client";
+import { migrateDatabase } from "../lib/database/migrations/migrate";
+import { ensurePrismaClientFor } from "../lib/database/migrations/prisma-client";
 
 export async function runApp(nextArgs: string[]): Promise<void> {
   try {

@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { databaseEngine, type DatabaseEngine } from "../lib/database/engine";
-import { ensurePrismaClientFor } from "./prisma-client";
+import { ensurePrismaClientFor } from "../lib/database/migrations/prisma-client";
 
 const ROOT = process.cwd();
 /** What `next build` reads: the app, its libraries (the generated Prisma client too), public files and build configuration. */

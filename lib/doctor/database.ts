@@ -1,27 +1,12 @@
 // Is the database reachable, and are the committed migrations applied? Reads
 // Prisma's own `_prisma_migrations` table with SQL that SQLite and PostgreSQL share.
 import fs from "node:fs";
-import path from "node:path";
-import { databaseEngine, schemaFolder } from "@/lib/database/engine";
+import { databaseEngine } from "@/lib/database/engine";
+import { migrationsFolder, readMigrations } from "@/lib/database/migrations/read-migrations";
 import { fail, ok, type CheckResult } from "./check";
 
 const NAME = "Database";
 const FIX_MIGRATE = "run `npm run db:migrate` (`npm run dev` and `npm start` do it before starting)";
-
-/** Where the committed migrations of this database's engine live: the one place that knows. */
-export function migrationsFolder(databaseUrl: string, cwd = process.cwd()): string {
-  return path.join(cwd, schemaFolder(databaseEngine(databaseUrl)), "migrations");
-}
-
-/** Committed migrations, oldest first; undefined when the folder is not shipped (a serverless bundle). */
-export function committedMigrations(folder: string): string[] | undefined {
-  if (!fs.existsSync(folder)) return undefined;
-  return fs
-    .readdirSync(folder, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && fs.existsSync(path.join(folder, entry.name, "migration.sql")))
-    .map((entry) => entry.name)
-    .sort();
-}
 
 type Query = (sql: string) => Promise<unknown[]>;
 type MigrationRow = { migration_name: string; finished_at: unknown; rolled_back_at: unknown };
@@ -47,8 +32,10 @@ export async function checkDatabase({ databaseUrl, query, cwd }: { databaseUrl: 
   if (failed.length > 0) {
     return fail(NAME, `${where}: migration ${failed.join(", ")} started but did not finish`, "restore the database or fix it by hand, then `npx prisma migrate resolve --applied <name>` (see Prisma's docs on failed migrations)");
   }
-  const committed = committedMigrations(migrationsFolder(databaseUrl, cwd));
-  if (!committed) return ok(NAME, `${where} reachable; ${applied.size} migrations applied (the migrations folder is not here to compare)`);
+  const folder = migrationsFolder(databaseEngine(databaseUrl), cwd);
+  // A serverless bundle may not ship the migrations folder.
+  if (!fs.existsSync(folder)) return ok(NAME, `${where} reachable; ${applied.size} migrations applied (the migrations folder is not here to compare)`);
+  const committed = readMigrations(folder).map((migration) => migration.name);
   const pending = committed.filter((name) => !applied.has(name));
   if (pending.length > 0) {
     return fail(NAME, `${where} reachable but ${pending.length} of ${committed.length} migrations pending: ${pending.join(", ")}`, FIX_MIGRATE);

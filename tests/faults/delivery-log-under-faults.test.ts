@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { adminQuery, limitRoleLockWait, startLocalPostgres, type LocalPostgres } from "../../scripts/local-postgres";
-import { migrateDatabase } from "../../scripts/migrate";
+import { migrateDatabase } from "../../lib/database/migrations/migrate";
 import { callbackTokenFor } from "@/lib/generations/callback-token";
 import { startSimulator } from "../support/global-setup";
 import { SimulatorControl, uniqueMarker } from "../support/simulator-control";

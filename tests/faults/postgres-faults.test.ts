@@ -12,7 +12,7 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { adminQuery, limitRoleLockWait, startLocalPostgres, type LocalPostgres } from "../../scripts/local-postgres";
-import { migrateDatabase } from "../../scripts/migrate";
+import { migrateDatabase } from "../../lib/database/migrations/migrate";
 import { startApp, waitFor } from "../support/app";
 import { testEngine } from "../support/test-database";
 import { uniqueMarker } from "../support/simulator-control";

@@ -8,8 +8,9 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { describe, expect, test } from "vitest";
-import { migratePostgres, readMigrations } from "@/lib/database/migrate-postgres";
-import { postgresCliAdapter } from "../../prisma/cli-adapters";
+import { migratePostgres } from "@/lib/database/migrations/migrate-postgres";
+import { readMigrations } from "@/lib/database/migrations/read-migrations";
+import { postgresCliAdapter } from "../../lib/database/migrations/cli-adapters";
 import { testEngine } from "../support/test-database";
 
 const MIGRATIONS = "prisma/postgres/migrations";

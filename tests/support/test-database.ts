@@ -4,10 +4,10 @@
 // with the committed migrations, the way `npm run db:migrate` does it.
 import { execFileSync } from "node:child_process";
 import path from "node:path";
-import { migrateDatabase } from "../../scripts/migrate";
+import { migrateDatabase } from "../../lib/database/migrations/migrate";
 import { freePort } from "../../scripts/free-port";
 import { adminQuery, findPostgresBin, limitRoleLockWait, startLocalPostgres, type LocalPostgres } from "../../scripts/local-postgres";
-import { ensurePrismaClientFor } from "../../scripts/prisma-client";
+import { ensurePrismaClientFor } from "../../lib/database/migrations/prisma-client";
 
 export type TestEngine = "sqlite" | "postgres";
 

@@ -3,7 +3,7 @@
 import { expect, test } from "vitest";
 import { createPostgresDatabase } from "@/lib/database/postgres";
 import { createSqliteDatabase } from "@/lib/database/sqlite";
-import { generatedClientEngine } from "../../scripts/prisma-client";
+import { generatedClientEngine } from "../../lib/database/migrations/prisma-client";
 
 test("a client generated for one engine refuses the other engine's URL, naming the fix", () => {
   const create =

@@ -1,6 +1,6 @@
 // Driver adapters for the Prisma CLI only (prisma.config.ts builds them; the
 // app never loads this file). Each workaround is named after the Prisma 6.19.3
-// bug it works around (README "Changing the schema" says why);
+// bug it works around (prisma/README.md says why the CLI needs them);
 // delete it when Prisma's WebAssembly schema engine no longer needs it.
 import { PrismaLibSQL } from "@prisma/adapter-libsql";
 import { PrismaPg } from "@prisma/adapter-pg";

@@ -1,10 +1,10 @@
 // The generated Prisma client serves one engine, fixed by `prisma generate`
 // from DATABASE_URL. Development commands regenerate it when DATABASE_URL
 // names the other engine; a production build does it in `npm run build`.
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { databaseEngine, type DatabaseEngine } from "../lib/database/engine";
+import { databaseEngine, type DatabaseEngine } from "../engine";
+import { runPrisma } from "./prisma-cli";
 
 const GENERATED = "lib/generated/prisma/internal/class.ts";
 
@@ -20,9 +20,6 @@ export function ensurePrismaClientFor(databaseUrl: string): void {
   const engine = databaseEngine(databaseUrl);
   if (generatedClientEngine() === engine) return;
   console.log(`[framehook] generating the Prisma client for ${engine}`);
-  const result = spawnSync(path.join(process.cwd(), "node_modules", ".bin", "prisma"), ["generate"], {
-    env: { ...process.env, DATABASE_URL: databaseUrl },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const result = runPrisma(["generate"], { databaseUrl, stdio: ["ignore", "pipe", "inherit"] });
   if (result.status !== 0) throw new Error(`prisma generate failed for ${engine}`);
 }

@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 
-export const MODELS_FILE = "prisma/models.prisma";
+const MODELS_FILE = "prisma/models.prisma";
 
 const BANNER = "// Generated copy of prisma/models.prisma: edit that file, not this one.\n";
 

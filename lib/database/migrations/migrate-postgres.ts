@@ -4,11 +4,10 @@
 // session advisory lock, so that instances starting at once apply each
 // migration once. Needs no schema engine, hence nothing to download.
 // Prisma 6.19's CLI cannot deploy to PostgreSQL through its WebAssembly
-// engine without prisma/cli-adapters.ts; on Prisma 7 this may be deleted.
-import { createHash, randomUUID } from "node:crypto";
-import fs from "node:fs";
-import path from "node:path";
+// engine without cli-adapters.ts; on Prisma 7 this may be deleted.
+import { randomUUID } from "node:crypto";
 import pg from "pg";
+import { readMigrations, type Migration } from "./read-migrations";
 
 /** The key Prisma Migrate holds with pg_advisory_lock while it migrates. */
 export const PRISMA_MIGRATE_LOCK = 72707369;
@@ -75,20 +74,6 @@ export async function migratePostgres({
   } finally {
     await client.end();
   }
-}
-
-type Migration = { name: string; sql: string; checksum: string };
-
-export function readMigrations(migrationsDir: string): Migration[] {
-  return fs
-    .readdirSync(migrationsDir, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && fs.existsSync(path.join(migrationsDir, entry.name, "migration.sql")))
-    .map((entry) => entry.name)
-    .sort()
-    .map((name) => {
-      const bytes = fs.readFileSync(path.join(migrationsDir, name, "migration.sql"));
-      return { name, sql: bytes.toString("utf8"), checksum: createHash("sha256").update(bytes).digest("hex") };
-    });
 }
 
 async function applyMigration(client: pg.Client, migration: Migration): Promise<void> {
