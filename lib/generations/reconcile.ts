@@ -1,11 +1,12 @@
-// The cron's work: poll every stale PENDING task in batches, keep the
-// delivery log within its retention bound, and run the media copy jobs.
+// The cron's work: poll every stale PENDING task in batches, fail submissions
+// the process abandoned (through the store), keep the delivery log within its
+// retention bound, and run the media copy jobs.
 import "server-only";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { expireStoredMedia, runDueMediaJobs, scheduleMediaCopies } from "@/lib/media/copy-jobs";
 import { pruneRateLimits } from "@/lib/rate-limit";
-import { announceGenerationChange } from "./store";
+import { failAbandonedSubmits } from "./store";
 import { refreshStaleGenerations } from "./refresh";
 
 const DELIVERY_RETENTION_DAYS = 30;
@@ -29,21 +30,8 @@ export async function reconcile(): Promise<{ polled: number; abandoned: number; 
   const abandonedBefore = new Date(Date.now() - SUBMITTING_ABANDONED_MS);
   let abandoned = 0;
   for (const callbackEnabled of [true, false]) {
-    const stuck = { state: "SUBMITTING" as const, callbackEnabled, createdAt: { lt: abandonedBefore } };
-    // The ids, to announce what this batch changed.
-    const ids = (await prisma.generation.findMany({ where: stuck, select: { id: true } })).map((row) => row.id);
-    const { count } = await prisma.generation.updateMany({
-      where: { ...stuck, id: { in: ids } },
-      data: {
-        state: "SUBMIT_FAILED",
-        creditsConsumed: 0,
-        errorCode: "submit_interrupted",
-        errorMessage: callbackEnabled ? ABANDONED_WITH_CALLBACKS : ABANDONED_WITHOUT_CALLBACKS,
-        completedAt: new Date(),
-      },
-    });
-    abandoned += count;
-    for (const id of ids) await announceGenerationChange({ id });
+    const errorMessage = callbackEnabled ? ABANDONED_WITH_CALLBACKS : ABANDONED_WITHOUT_CALLBACKS;
+    abandoned += await failAbandonedSubmits({ callbackEnabled, createdBefore: abandonedBefore, errorMessage });
   }
   // Rate-limit windows of visitors long gone (lib/rate-limit.ts prunes as it goes too).
   await pruneRateLimits();

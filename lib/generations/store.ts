@@ -67,6 +67,29 @@ export async function updateGenerationIf({
 }
 
 /**
+ * Fails, at once, the submissions still SUBMITTING that were created before
+ * `createdBefore` with callbacks on or off: the process died mid-submit. Never
+ * charged; each row is announced. Returns how many it failed.
+ */
+export async function failAbandonedSubmits({
+  callbackEnabled,
+  createdBefore,
+  errorMessage,
+}: {
+  callbackEnabled: boolean;
+  createdBefore: Date;
+  errorMessage: string;
+}): Promise<number> {
+  const rows = await prisma.generation.updateManyAndReturn({
+    where: { state: "SUBMITTING", callbackEnabled, createdAt: { lt: createdBefore } },
+    data: { state: "SUBMIT_FAILED", creditsConsumed: 0, errorCode: "submit_interrupted", errorMessage, completedAt: new Date() },
+    select: ANNOUNCED,
+  });
+  for (const row of rows) await announceGenerationRow(row);
+  return rows.length;
+}
+
+/**
  * Deleting from the gallery is a soft delete: the row, its credits and its
  * delivery log stay for accounting, and a task still in progress keeps being
  * followed (callbacks, polling and the cron do not look at deletedAt), so its
@@ -90,7 +113,7 @@ export async function hideGeneration({ id, ownerId }: { id: string; ownerId: str
   return (await prisma.generation.count({ where: { id, ownerId } })) === 1 ? "already_hidden" : "not_found";
 }
 
-/** For writers outside the store (media copies, the cron's batch): reads what the event carries and publishes it. */
+/** For a change the card shows that is not a generation write (a media copy finished): reads what the event carries and publishes it. */
 export async function announceGenerationChange({ id }: { id: string }): Promise<void> {
   try {
     const row = await prisma.generation.findUnique({ where: { id }, select: ANNOUNCED });
