@@ -3,7 +3,7 @@ import { GenerationForm } from "./_components/generation-form";
 import { PAGE_SIZE, type GenerationFilters } from "./_components/client-data";
 import { brand } from "@/lib/brand";
 import { GENERATION_STATES, type GenerationState } from "@/lib/generations/generation";
-import { getCompletionEstimates } from "@/lib/generations/completion-history";
+import { getCompletionTimes } from "@/lib/generations/completion-history";
 import { listGenerations } from "@/lib/generations/queries";
 import { SEARCH_MAX_LENGTH } from "@/lib/generations/search-text";
 import { DEFAULT_MODEL_ID, findModel, MODELS } from "@/lib/models/catalog";
@@ -20,9 +20,9 @@ type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 export default async function HomePage({ searchParams }: { searchParams: SearchParams }) {
   const filters = parseFilters(await searchParams);
   const viewer = await getViewer();
-  const [initialPage, estimates] = await Promise.all([
+  const [initialPage, completionTimes] = await Promise.all([
     viewer ? listGenerations({ limit: PAGE_SIZE, ...filters, owner: galleryScope(viewer) }) : { items: [], nextCursor: null },
-    getCompletionEstimates(),
+    getCompletionTimes(),
   ]);
   return (
     <main id="main" className="mx-auto grid max-w-screen-2xl gap-8 px-4 py-6 sm:px-6 lg:grid-cols-[340px_minmax(0,1fr)]">
@@ -37,7 +37,7 @@ export default async function HomePage({ searchParams }: { searchParams: SearchP
         <h2 id="gallery" className="mb-3 text-base font-semibold">
           Gallery
         </h2>
-        <Gallery initialPage={initialPage} initialFilters={filters} models={MODELS} initialEstimates={estimates} />
+        <Gallery initialPage={initialPage} initialFilters={filters} models={MODELS} initialCompletionTimes={completionTimes} />
       </section>
     </main>
   );

@@ -16,7 +16,7 @@ export const SAFETY_NET_POLL_MS = 10_000;
 
 export const CREDITS_KEY = "/api/credits";
 export const SPEND_KEY = "/api/spend";
-export const ESTIMATES_KEY = "/api/estimates";
+export const COMPLETION_TIMES_KEY = "/api/completion-times";
 export const EVENTS_URL = "/api/generations/events";
 
 export type GenerationPage = { items: Generation[]; nextCursor: string | null };

@@ -3,8 +3,8 @@
 // is in progress) with honest progress, the viewer, "load more" behind a
 // cursor, and what to do when it is empty.
 import { useCallback, useEffect, useMemo, useState } from "react";
-import type { CompletionEstimates } from "@/lib/generations/completion-history";
-import { estimateKey } from "@/lib/generations/estimate";
+import type { CompletionTimes } from "@/lib/generations/completion-history";
+import { completionTimeKey } from "@/lib/generations/completion-time";
 import type { ModelSpec } from "@/lib/models/catalog";
 import { EmptyGallery } from "./empty-gallery";
 import { GalleryFilters } from "./gallery-filters";
@@ -14,7 +14,7 @@ import { LiveIndicator } from "./live-indicator";
 import { forgetSubmissions, isPlaceholder, useSubmissions } from "./submissions";
 import { generationsUrl, type GenerationFilters, type GenerationPage } from "./client-data";
 import { isInProgress, matchesFilters, useGenerations } from "./use-generations";
-import { useEstimates } from "./use-estimates";
+import { useCompletionTimes } from "./use-completion-times";
 import { useStateChanges } from "./use-state-changes";
 import { useInfiniteScroll } from "./use-infinite-scroll";
 
@@ -22,18 +22,18 @@ export function Gallery({
   initialPage,
   initialFilters,
   models,
-  initialEstimates,
+  initialCompletionTimes,
 }: {
   initialPage: GenerationPage;
   initialFilters: GenerationFilters;
   models: readonly ModelSpec[];
-  initialEstimates: CompletionEstimates;
+  initialCompletionTimes: CompletionTimes;
 }) {
   const [filters, setFilters] = useState(initialFilters);
   const { data, size, setSize, isValidating, error, mutate, live, stale } = useGenerations(filters, { filters: initialFilters, page: initialPage });
   const submissions = useSubmissions();
 
-  const estimates = useEstimates(initialEstimates);
+  const completionTimes = useCompletionTimes(initialCompletionTimes);
   // Deleted here, before the server has confirmed: the card leaves at once.
   const [deleted, setDeleted] = useState<ReadonlySet<string>>(new Set());
   const [message, setMessage] = useState("");
@@ -126,7 +126,7 @@ export function Gallery({
               <GenerationCard
                 generation={generation}
                 placeholder={isPlaceholder(generation)}
-                typicalMs={estimates[estimateKey(generation.model, generation.input)] ?? null}
+                typicalMs={completionTimes[completionTimeKey(generation.model, generation.input)] ?? null}
                 onOpen={() => setViewing(generation.id)}
                 onAnnounce={setMessage}
                 onDeleted={onDeleted}

@@ -1,9 +1,9 @@
 "use client";
 // Honest progress for a generation in progress: elapsed time, and against this
 // app's own history a bar with the remaining time. No history, no bar; past
-// the estimate it says so; past the overdue threshold it says what the app does.
+// the typical time it says so; past the overdue threshold it says what the app does.
 import type { Generation } from "@/lib/generations/generation";
-import { formatRemaining, progressOf } from "@/lib/generations/estimate";
+import { formatRemaining, progressOf } from "@/lib/generations/completion-time";
 import { formatElapsed } from "./format";
 import { useNow } from "./use-now";
 

@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from "react";
 import { useSWRConfig } from "swr";
 import type { Generation, GenerationState } from "@/lib/generations/generation";
 import { STATE_LABELS } from "./state-badge";
-import { CREDITS_KEY, ESTIMATES_KEY, SPEND_KEY } from "./client-data";
+import { CREDITS_KEY, COMPLETION_TIMES_KEY, SPEND_KEY } from "./client-data";
 
 const spoken = (state: GenerationState) =>
   state === "FAILURE" || state === "SUBMIT_FAILED" ? `${STATE_LABELS[state]}, not charged` : STATE_LABELS[state];
@@ -26,8 +26,8 @@ export function useStateChanges(generations: readonly Generation[]): string {
     setAnnouncement(changed.map((g) => `${spoken(g.state)}: ${g.prompt.slice(0, 80)}`).join(". "));
     if (changed.some((g) => g.state === "SUCCESS" || g.state === "FAILURE")) void mutate(CREDITS_KEY);
     void mutate(SPEND_KEY); // a finished task changes the visitor's spend
-    // A success is one more sample for the progress estimates.
-    if (changed.some((g) => g.state === "SUCCESS")) void mutate(ESTIMATES_KEY);
+    // A success is one more sample for the typical completion times.
+    if (changed.some((g) => g.state === "SUCCESS")) void mutate(COMPLETION_TIMES_KEY);
   }, [generations, mutate]);
 
   return announcement;

@@ -160,7 +160,7 @@ test("progress: no bar without history; the next generation of that model and du
   const bar = gallery.card(second).getByRole("progressbar");
   await expect(bar).toBeVisible();
   await expect(gallery.card(second).getByTestId("progress")).toContainText(/left|longer than usual/);
-  // The estimate is a few seconds (the first one's time): soon past it.
+  // The typical time is a few seconds (the first one's time): soon past it.
   await expect(gallery.card(second).getByTestId("progress")).toContainText("Taking longer than usual");
   await expect(bar).toHaveAttribute("aria-valuetext", "Taking longer than usual");
 });

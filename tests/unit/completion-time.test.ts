@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { ESTIMATE_SAMPLES, estimateKey, formatRemaining, progressOf, typicalDurationMs } from "@/lib/generations/estimate";
+import { COMPLETION_SAMPLES, completionTimeKey, formatRemaining, progressOf, typicalDurationMs } from "@/lib/generations/completion-time";
 
 describe("typicalDurationMs", () => {
   test.each([
@@ -14,8 +14,8 @@ describe("typicalDurationMs", () => {
     expect(typicalDurationMs(samples)).toBe(expected);
   });
 
-  test(`only the newest ${ESTIMATE_SAMPLES} count`, () => {
-    const recent = Array.from({ length: ESTIMATE_SAMPLES }, () => 10_000);
+  test(`only the newest ${COMPLETION_SAMPLES} count`, () => {
+    const recent = Array.from({ length: COMPLETION_SAMPLES }, () => 10_000);
     expect(typicalDurationMs([...recent, ...Array.from({ length: 100 }, () => 90_000)])).toBe(10_000);
   });
 });
@@ -47,8 +47,8 @@ describe("formatRemaining", () => {
   });
 });
 
-test("estimateKey separates durations of one model", () => {
-  expect(estimateKey("m", { duration: 5 })).not.toBe(estimateKey("m", { duration: 10 }));
-  expect(estimateKey("m", { duration: 5 })).toBe(estimateKey("m", { duration: "5" }));
-  expect(estimateKey("m", {})).toBe("m|");
+test("completionTimeKey separates durations of one model", () => {
+  expect(completionTimeKey("m", { duration: 5 })).not.toBe(completionTimeKey("m", { duration: 10 }));
+  expect(completionTimeKey("m", { duration: 5 })).toBe(completionTimeKey("m", { duration: "5" }));
+  expect(completionTimeKey("m", {})).toBe("m|");
 });
