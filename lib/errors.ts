@@ -12,7 +12,7 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
-  /** The spending caps (lib/spend-limit.ts): the owner's, the client address's, everyone's. */
+  /** The spending caps (lib/generations/spend-limit.ts): the owner's, the client address's, everyone's. */
   spend_limit: 429,
   address_spend_limit: 429,
   total_spend_limit: 429,

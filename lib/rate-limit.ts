@@ -4,7 +4,7 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
-import { addressGroup, clientAddress } from "@/lib/peer-address";
+import { addressGroup, clientAddress } from "@/lib/viewer/peer-address";
 
 /** `count`: hits in the current window, this one included. */
 export type RateLimitResult = { allowed: true; count: number } | { allowed: false; count: number; retryAfterSeconds: number };
@@ -51,7 +51,7 @@ export async function pruneRateLimits({ now = Date.now() }: { now?: number } = {
 
 const MAX_WINDOW_MS = 86_400_000;
 
-/** The client's address as limits count it: IPv4 whole, IPv6 by its /64 (lib/peer-address.ts). */
+/** The client's address as limits count it: IPv4 whole, IPv6 by its /64 (lib/viewer/peer-address.ts). */
 export function visitorAddress(headers: Headers): string {
   return addressGroup(clientAddress(headers, env.TRUSTED_PROXY_HOPS));
 }

@@ -7,7 +7,7 @@ import { StateBadge } from "@/app/_components/state-badge";
 import { adminEnabled, isAdmin } from "@/lib/viewer/admin";
 import { env } from "@/lib/env";
 import { listAllGenerations, listRecentDeliveries, spendByOwner } from "@/lib/generations/admin-queries";
-import { spendWindowBounds } from "@/lib/spend-limit";
+import { spendWindowBounds } from "@/lib/generations/spend-limit";
 import { signOutAdmin } from "./actions";
 import { AdminSignInForm } from "./_components/sign-in-form";
 

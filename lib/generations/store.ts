@@ -10,7 +10,7 @@ import { retryTransaction } from "@/lib/database/errors";
 import { prisma } from "@/lib/db";
 import { publishGenerationChange } from "@/lib/events";
 import type { GenerationState, Prisma } from "@/lib/generated/prisma/client";
-import { spendLimitCheck } from "@/lib/spend-limit";
+import { spendLimitCheck } from "@/lib/generations/spend-limit";
 
 type Announced = { id: string; state: GenerationState; updatedAt: Date; ownerId: string };
 const ANNOUNCED = { id: true, state: true, updatedAt: true, ownerId: true } as const;
@@ -24,7 +24,7 @@ const TRANSACTION_OPTIONS = { maxWait: 5_000, timeout: 10_000 };
  * Inserts a generation unless it would take its owner, its client address
  * (anonymous submissions: `clientKey`) or everyone together past a spending
  * cap, in which case nothing is stored and a 429 is thrown: the caps are
- * checked inside the insert's transaction (lib/spend-limit.ts), so concurrent
+ * checked inside the insert's transaction (lib/generations/spend-limit.ts), so concurrent
  * submits cannot overshoot. The new card is announced, not awaited.
  */
 export async function insertGeneration(

@@ -9,7 +9,7 @@ import { AppError } from "@/lib/errors";
 import { GatewayError, submitTask } from "@/lib/gateway/client";
 import { parseGenerationRequest } from "@/lib/models/input-schema";
 import { hitRateLimit } from "@/lib/rate-limit";
-import { estimateCredits } from "@/lib/spend-limit";
+import { estimateCredits } from "@/lib/generations/spend-limit";
 import type { Viewer } from "@/lib/viewer/get-viewer";
 import { callbacksReachable, callbackUrlFor } from "./callback-url";
 import { toGeneration, type Generation } from "./generation";

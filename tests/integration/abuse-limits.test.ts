@@ -3,7 +3,7 @@
 import http from "node:http";
 import { Socket } from "node:net";
 import { afterAll, beforeEach, describe, expect, test } from "vitest";
-import { stampPeerAddress } from "@/lib/peer-address";
+import { stampPeerAddress } from "@/lib/viewer/peer-address";
 import { startApp } from "../support/app";
 import { submitPrompt } from "../support/generations";
 import { uniqueMarker } from "../support/simulator-control";

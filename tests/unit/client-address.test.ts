@@ -1,7 +1,7 @@
 import http from "node:http";
 import { Socket } from "node:net";
 import { describe, expect, test } from "vitest";
-import { addressGroup, clientAddress, stampPeerAddress } from "@/lib/peer-address";
+import { addressGroup, clientAddress, stampPeerAddress } from "@/lib/viewer/peer-address";
 
 /** The headers a route handler sees for a request from `peer` carrying `forwarded`, once stamped as under `next start`. */
 function stamped(peer: string, forwarded?: string): Headers {

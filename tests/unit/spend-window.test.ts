@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { findModel } from "@/lib/models/catalog";
-import { estimateCredits, spendWindowBounds } from "@/lib/spend-limit";
+import { estimateCredits, spendWindowBounds } from "@/lib/generations/spend-limit";
 
 describe("spendWindowBounds (UTC, fixed)", () => {
   test.each([

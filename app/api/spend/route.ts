@@ -1,5 +1,5 @@
 // The viewer's spend against their cap, for the header: `{ spend: null }` when there is no cap.
-import { getSpend } from "@/lib/spend-limit";
+import { getSpend } from "@/lib/generations/spend-limit";
 import { withViewer } from "@/lib/viewer/with-viewer";
 
 export const GET = withViewer(async (_request, _context, viewer) =>

@@ -35,7 +35,7 @@ export function hasPeerStamp(headers: Headers): boolean {
 
 /**
  * The client's address. With the socket's address appended and stamped
- * (lib/peer-address.ts), the chain ends with the peer, and each of the
+ * (lib/viewer/peer-address.ts), the chain ends with the peer, and each of the
  * TRUSTED_PROXY_HOPS proxies in front added the address it saw: the client is
  * that many entries from the end. Entries further left are whatever the client
  * wrote, so they never count; a chain shorter than the hops (a request that
