@@ -91,7 +91,7 @@ if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1])))
   } else {
     console.error("package-lock.json is incomplete for some platforms:");
     for (const gap of gaps) console.error(`  ✗ ${gap}`);
-    console.error("Pick versions whose every platform build is published (see README › Upgrading next/tailwind), then regenerate the lock.");
+    console.error("Pick versions whose every platform build is published (see docs/operations.md › Upgrading next/tailwind), then regenerate the lock.");
     process.exit(1);
   }
 }

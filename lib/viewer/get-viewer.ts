@@ -1,8 +1,8 @@
 // Who is asking: the one seam between Framehook and a sign-in system.
 // By default every visitor is anonymous, known by a random id in a signed
 // cookie (viewer-cookie.ts) that proxy.ts issues. To use Auth.js, Clerk,
-// Supabase Auth or your own session, replace getViewer() (README: "Plug in
-// your sign-in"); nothing else in the app reads identity.
+// Supabase Auth or your own session, replace getViewer() (docs/operations.md:
+// "Plug in your sign-in"); nothing else in the app reads identity.
 import "server-only";
 import { env } from "@/lib/env";
 import { readCookie, VIEWER_COOKIE, VIEWER_MAX_AGE_SECONDS, verifyViewerCookie } from "./viewer-cookie";
