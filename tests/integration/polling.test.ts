@@ -5,9 +5,10 @@ import { startApp, waitFor } from "../support/app";
 import { readGeneration, submitPrompt } from "../support/generations";
 import { uniqueMarker } from "../support/simulator-control";
 
-// The poll interval is wide enough that 50 concurrent reads on a busy 2-core
-// machine finish inside one interval: the lease is what is under test.
-const app = await startApp({ env: { POLL_STALE_MS: "5000", PENDING_OVERDUE_MS: "60000" } });
+// The poll interval is far longer than any test: a task is stale only when a
+// test makes it so (makeStale), never because a busy machine was slow, so
+// the count of gateway calls measures the lease and nothing else.
+const app = await startApp({ env: { POLL_STALE_MS: "600000", PENDING_OVERDUE_MS: "60000" } });
 const { prisma } = await import("@/lib/db");
 const { env } = await import("@/lib/env");
 
@@ -29,6 +30,8 @@ describe("polling fallback", () => {
     const marker = uniqueMarker("dropped");
     await app.simulator.scenario({ match: marker, pendingMs: 200, callback: { mode: "drop" } });
     const { body } = await submitPrompt(app, `dropped ${marker}`);
+    await waitFor(async () => (await app.simulator.tasks(marker)).every((t) => t.state === "SUCCESS"), 10_000);
+    await makeStale([body.id as string]);
     const done = await waitFor(async () => {
       const response = await app.fetch("/api/generations?limit=100");
       const page = (await response.json()) as { items: { id: string; state: string; creditsConsumed: number | null }[] };
@@ -118,7 +121,7 @@ describe("GET /api/cron/reconcile", () => {
 
   test("completes every stale task and fails abandoned submissions", async () => {
     const { marker, ids } = await quietTasks("cron", 3, { pendingMs: 100 });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitFor(async () => (await app.simulator.tasks(marker)).every((t) => t.state === "SUCCESS"), 10_000);
     await makeStale(ids);
     const abandoned = await prisma.generation.create({
       data: { ownerId: "someone", model: "alpha-2.5-text-to-video-480p", prompt: "interrupted", createdAt: new Date(Date.now() - 10 * 60_000) },
