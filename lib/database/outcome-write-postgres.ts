@@ -25,7 +25,7 @@ const statement = (set: string) => `WITH updated AS (
   WHERE "id" = $1 AND "taskId" = $2::text
     AND ("state" = 'PENDING' OR ("state" = 'FAILURE' AND "errorCode" = $5::text))
     AND ($4::timestamp(3) IS NULL OR "createdAt" > $4::timestamp(3))
-  RETURNING "id", "state", "updatedAt", "ownerId"
+  RETURNING "id", "state", "createdAt", "updatedAt", "ownerId", "deletedAt", "callbackEnabled"
 ), current AS (
   SELECT "state", "taskId" FROM "Generation" WHERE "id" = $1 AND NOT EXISTS (SELECT FROM updated) FOR SHARE
 ), delivery AS (
@@ -39,7 +39,8 @@ const statement = (set: string) => `WITH updated AS (
   WHERE EXISTS (SELECT FROM updated) OR ($11::boolean AND c."state" IS NOT NULL AND (NOT $12::boolean OR c."taskId" = $2::text))
   RETURNING "id", "outcome"
 )
-SELECT u."id", u."state", u."updatedAt" AT TIME ZONE 'UTC' AS "updatedAt", u."ownerId", d."id" AS "deliveryId", d."outcome"
+SELECT u."id", u."state", u."createdAt" AT TIME ZONE 'UTC' AS "createdAt", u."updatedAt" AT TIME ZONE 'UTC' AS "updatedAt", u."ownerId",
+  u."deletedAt" AT TIME ZONE 'UTC' AS "deletedAt", u."callbackEnabled", d."id" AS "deliveryId", d."outcome"
 FROM (SELECT) AS one LEFT JOIN updated AS u ON true LEFT JOIN delivery AS d ON true`;
 
 const HEARD = statement("");
@@ -49,8 +50,11 @@ const TERMINAL = statement(SET_TERMINAL);
 type ResultRow = {
   id: string | null;
   state: GenerationState | null;
+  createdAt: Date | null;
   updatedAt: Date | null;
   ownerId: string | null;
+  deletedAt: Date | null;
+  callbackEnabled: boolean | null;
   deliveryId: number | null;
   outcome: DeliveryOutcome | null;
 };
@@ -61,7 +65,18 @@ export function createPostgresOutcomeWriter(pool: pg.Pool): OutcomeWriter {
     const [result] = rows;
     if (!result) throw new Error("The outcome write returned no row");
     return {
-      row: result.id === null ? null : { id: result.id, state: result.state!, updatedAt: result.updatedAt!, ownerId: result.ownerId! },
+      row:
+        result.id === null
+          ? null
+          : {
+              id: result.id,
+              state: result.state!,
+              createdAt: result.createdAt!,
+              updatedAt: result.updatedAt!,
+              ownerId: result.ownerId!,
+              deletedAt: result.deletedAt,
+              callbackEnabled: result.callbackEnabled!,
+            },
       delivery: result.deliveryId === null ? null : { id: result.deliveryId, outcome: result.outcome! },
     };
   };

@@ -13,7 +13,7 @@ const update = (set: string) => `UPDATE "Generation" SET ${set} "lastHeardAt" = 
   WHERE "id" = :id AND "taskId" = :taskId
     AND ("state" = 'PENDING' OR ("state" = 'FAILURE' AND "errorCode" = :replacesFailureCode))
     AND (:createdAfter IS NULL OR "createdAt" > :createdAfter)
-  RETURNING "id", "state", "updatedAt", "ownerId"`;
+  RETURNING "id", "state", "createdAt", "updatedAt", "ownerId", "deletedAt", "callbackEnabled"`;
 
 const UPDATE_HEARD = update("");
 const UPDATE_TERMINAL = update(SET_TERMINAL);
@@ -99,7 +99,17 @@ function readResult(updated: ResultSet, inserted: ResultSet): WrittenOutcome {
   const row = updated.rows[0];
   const delivery = inserted.rows[0];
   return {
-    row: row ? { id: String(row.id), state: row.state as GenerationState, updatedAt: new Date(String(row.updatedAt)), ownerId: String(row.ownerId) } : null,
+    row: row
+      ? {
+          id: String(row.id),
+          state: row.state as GenerationState,
+          createdAt: new Date(String(row.createdAt)),
+          updatedAt: new Date(String(row.updatedAt)),
+          ownerId: String(row.ownerId),
+          deletedAt: row.deletedAt === null ? null : new Date(String(row.deletedAt)),
+          callbackEnabled: Boolean(row.callbackEnabled),
+        }
+      : null,
     delivery: delivery ? { id: Number(delivery.id), outcome: delivery.outcome as DeliveryOutcome } : null,
   };
 }

@@ -49,8 +49,8 @@ export type OutcomeWrite = {
   };
 };
 
-/** The row as the write left it, what the live gallery's event carries. */
-export type OutcomeRow = { id: string; state: GenerationState; updatedAt: Date; ownerId: string };
+/** The row as the write left it: with what the write set, what the live gallery's event carries. */
+export type OutcomeRow = { id: string; state: GenerationState; createdAt: Date; updatedAt: Date; ownerId: string; deletedAt: Date | null; callbackEnabled: boolean };
 
 export type WrittenOutcome = {
   /** The updated row, when it matched. */

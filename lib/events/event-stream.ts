@@ -3,12 +3,12 @@
 // own before a serverless host's maxDuration (the browser then reconnects
 // with its Last-Event-ID, which is why every event carries an `id:`).
 import type { EventHub, StreamHolder } from "./hub";
-import type { GenerationEvent } from "./types";
+import type { GenerationEvent, LiveChange } from "./types";
 
 export type StreamOptions = {
   hub: EventHub;
-  /** Which events this viewer may see (owner scoping plugs in here). */
-  filter: (event: GenerationEvent) => boolean;
+  /** What this viewer is sent of an event, or undefined for nothing (owner scoping plugs in here). */
+  view: (event: GenerationEvent) => LiveChange | undefined;
   /** The Last-Event-ID the browser sent, if any. */
   lastEventId: string | null;
   /** Aborted when the client goes away. */
@@ -30,10 +30,9 @@ export const SSE_HEADERS = {
 
 const encoder = new TextEncoder();
 
-/** What a browser is told about a change: never the owner. */
-export function formatChange(event: GenerationEvent): string {
-  const data = JSON.stringify({ id: event.id, state: event.state, updatedAt: event.updatedAt });
-  return `id: ${event.at}\nevent: change\ndata: ${data}\n\n`;
+/** One change as the stream sends it; the id is the event's position, for catch-up. */
+function formatChange(at: number, change: LiveChange): string {
+  return `id: ${at}\nevent: change\ndata: ${JSON.stringify(change)}\n\n`;
 }
 
 const RESYNC = "event: resync\ndata: {}\n\n";
@@ -41,7 +40,7 @@ const RESYNC = "event: resync\ndata: {}\n\n";
 /** The stream, or undefined when its holder already has their share of streams or this instance its maximum. */
 export function openEventStream({
   hub,
-  filter,
+  view,
   lastEventId,
   signal,
   holder,
@@ -74,10 +73,12 @@ export function openEventStream({
           // Already closed or errored by the runtime: nothing left to release.
         }
       };
+      const sendSeen = (event: GenerationEvent) => {
+        const seen = view(event);
+        if (seen) send(formatChange(event.at, seen));
+      };
       const unlisten = hub.listen({
-        onEvent: (event) => {
-          if (filter(event)) send(formatChange(event));
-        },
+        onEvent: (event) => sendSeen(event),
         onGap: () => send(RESYNC),
       });
       const heartbeat = setInterval(() => send(": ping\n\n"), heartbeatMs);
@@ -103,7 +104,7 @@ export function openEventStream({
       if (lastEventId) {
         const replay = hub.replaySince(Number(lastEventId));
         if (replay === "resync") send(RESYNC);
-        else for (const event of replay.events) if (filter(event)) send(formatChange(event));
+        else for (const event of replay.events) sendSeen(event);
       }
       send(`id: ${hub.nextMark()}\nevent: ready\ndata: {}\n\n`);
     },

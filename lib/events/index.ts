@@ -10,7 +10,7 @@ import { env } from "@/lib/env";
 import { EventHub } from "./hub";
 import type { EventBus, GenerationEvent } from "./types";
 
-export type { GenerationEvent } from "./types";
+export type { GenerationEvent, LiveChange } from "./types";
 export { openEventStream, SSE_HEADERS } from "./event-stream";
 
 async function createBus(): Promise<EventBus> {

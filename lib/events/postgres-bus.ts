@@ -5,6 +5,7 @@
 // cannot be sent is logged and dropped, and a lost connection reconnects with
 // backoff and tells subscribers there was a gap, so they revalidate.
 import pg from "pg";
+import { isRecord } from "@/lib/json";
 import { dispatch, type BusListener, type EventBus, type GenerationEvent } from "./types";
 
 export const CHANNEL = "framehook_generation_events";
@@ -94,7 +95,9 @@ export function createPostgresBus({ url, channel = CHANNEL }: { url: string; cha
 
   return {
     publish(event: GenerationEvent) {
-      const payload = JSON.stringify(event);
+      // A card too large for NOTIFY (many long result URLs) stays behind: tabs refetch that one.
+      let payload = JSON.stringify(event);
+      if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) payload = JSON.stringify({ ...event, card: undefined });
       if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) {
         console.warn(`[framehook] event for ${event.id} too large for NOTIFY; dropped`);
         return Promise.resolve();
@@ -129,6 +132,9 @@ function parseEvent(payload: string | undefined): GenerationEvent | undefined {
       updatedAt: String(value.updatedAt),
       ownerId: typeof value.ownerId === "string" ? value.ownerId : null,
       at: value.at,
+      // Written by this app's own publisher on its own channel: passed on as it came.
+      ...(value.deleted === true ? { deleted: true } : {}),
+      ...(isRecord(value.card) ? { card: value.card as GenerationEvent["card"] } : {}),
     };
   } catch {
     return undefined;

@@ -1,7 +1,10 @@
-// What travels on the event bus: "generation X changed", never the row itself.
-// Ids, not rows: PostgreSQL caps a NOTIFY payload at 8000 bytes, and a browser
-// refetches what it may see through the same scoped API as any other read.
-import type { GenerationState } from "@/lib/generations/generation";
+// What travels on the event bus: "generation X changed", with what its card
+// shows (never its inputs or the owner's secrets), so that an open tab renders
+// the change without a read. A card too large for the bus (PostgreSQL caps a
+// NOTIFY payload at 8000 bytes) is left out: the tab then refetches through
+// the scoped API. Who receives which part is decided in
+// lib/generations/visibility.ts.
+import type { GenerationState, LiveCard } from "@/lib/generations/generation";
 
 export type GenerationEvent = {
   id: string;
@@ -10,9 +13,19 @@ export type GenerationEvent = {
   updatedAt: string;
   /** Server-side only: streams filter on it; it is never sent to a browser. */
   ownerId: string | null;
+  /** Deleted from the gallery by its owner: tabs drop the card, and nobody is sent what it shows. */
+  deleted?: boolean;
+  /** The card as the write left it; absent when the publisher did not have it or it was too large. */
+  card?: LiveCard;
   /** Publish time in ms: the stream's event id, comparable across instances for catch-up. */
   at: number;
 };
+
+/**
+ * What a browser is told about a change (never the owner): the card, or that
+ * it was removed, or only "it changed" when there is no card to send.
+ */
+export type LiveChange = { id: string; state: GenerationState; updatedAt: string; removed?: true; card?: LiveCard };
 
 /** Hears every event the bus carries, and every gap where it may have missed some. */
 export type BusListener = {

@@ -5,13 +5,13 @@
 // delivery row recording it, stored together or not at all.
 import "server-only";
 import { invalidateCreditBalance } from "@/lib/credits";
-import type { OutcomeWrite } from "@/lib/database/outcome-write";
+import type { OutcomeChange } from "@/lib/database/outcome-write";
 import { writeOutcome } from "@/lib/db";
 import { env } from "@/lib/env";
 import { requestMediaCopies } from "@/lib/media/copy-jobs";
 import type { DeliveryOutcome, DeliverySource } from "@/lib/generated/prisma/client";
 import type { TaskSnapshot } from "@/lib/gateway/task";
-import { announceGenerationRow } from "./store";
+import { announceOutcome } from "./store";
 
 /** What older versions wrote when the gateway answered 404: a guess, which a real terminal report replaces. */
 const INFERRED_FAILURE_CODE = "task_not_found";
@@ -63,9 +63,10 @@ async function apply({ generationId, snapshot, source, detail }: ApplyArgs, { on
     if (stored) return { outcome: stored.outcome, deliveryId: stored.id };
   }
 
+  const change = terminalChange(snapshot, snapshot.state);
   const written = await writeOutcome({
     ...report,
-    change: terminalChange(snapshot, snapshot.state),
+    change,
     replacesFailureCode: INFERRED_FAILURE_CODE,
     delivery: { ...delivery, ifMatched: "APPLIED", ifNotMatched: { duplicateOf: snapshot.state, onlyIfHeld } },
   });
@@ -73,7 +74,7 @@ async function apply({ generationId, snapshot, source, detail }: ApplyArgs, { on
     // The gateway's balance has changed: the next read asks it again.
     invalidateCreditBalance();
     if (snapshot.state === "SUCCESS") requestMediaCopies([generationId]);
-    await announceGenerationRow(written.row).catch((error: unknown) => {
+    await announceOutcome(written.row, change).catch((error: unknown) => {
       // Stored either way; open galleries catch up by their safety-net poll.
       console.warn(`[framehook] could not announce the change of ${generationId}:`, error);
     });
@@ -81,7 +82,7 @@ async function apply({ generationId, snapshot, source, detail }: ApplyArgs, { on
   return written.delivery && { outcome: written.delivery.outcome, deliveryId: written.delivery.id };
 }
 
-function terminalChange(snapshot: TaskSnapshot, state: "SUCCESS" | "FAILURE"): OutcomeWrite["change"] {
+function terminalChange(snapshot: TaskSnapshot, state: "SUCCESS" | "FAILURE"): Extract<OutcomeChange, { kind: "terminal" }> {
   const succeeded = state === "SUCCESS";
   return {
     kind: "terminal",

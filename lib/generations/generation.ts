@@ -40,27 +40,51 @@ export type Generation = {
 
 export function toGeneration(row: GenerationRow & { mediaCopies?: MediaCopy[] }, now = Date.now()): Generation {
   const input = safeJsonParse(row.input);
-  const urls = safeJsonParse(row.resultUrls);
   const metadata = row.gatewayMetadata ? safeJsonParse(row.gatewayMetadata) : null;
+  const { storedMedia, ...card } = toLiveCard(row, now);
   return {
     id: row.id,
     taskId: row.taskId,
     model: row.model,
-    state: row.state,
     prompt: row.prompt,
     input: isRecord(input) ? input : {},
+    ...card,
+    storedMedia: storedMedia ?? [],
+    gatewayMetadata: isRecord(metadata) ? metadata : null,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/**
+ * What a card shows that can change after it is created: what a live event
+ * carries, so that an open tab renders the change without a read. Never the
+ * inputs, the task id or the gateway's metadata (a showcase viewer receives
+ * it too); `storedMedia` only when the publisher read the copies.
+ */
+export type LiveCard = Pick<
+  Generation,
+  "state" | "updatedAt" | "completedAt" | "creditsConsumed" | "error" | "resultUrls" | "resultUrlsDropped" | "callbackEnabled" | "overdue" | "notFoundSince" | "lost"
+> & { storedMedia?: StoredMedia[] };
+
+export type LiveCardRow = Pick<
+  GenerationRow,
+  "state" | "createdAt" | "updatedAt" | "completedAt" | "creditsConsumed" | "errorCode" | "errorMessage" | "resultUrls" | "resultUrlsDropped" | "callbackEnabled" | "notFoundSince"
+> & { mediaCopies?: MediaCopy[] };
+
+export function toLiveCard(row: LiveCardRow, now = Date.now()): LiveCard {
+  const urls = safeJsonParse(row.resultUrls);
+  return {
+    state: row.state,
     // Re-checked on the way out: only http(s) URLs ever reach a player or a link.
     resultUrls: Array.isArray(urls) ? urls.filter((u): u is string => typeof u === "string" && isHttpUrl(u)) : [],
     resultUrlsDropped: row.resultUrlsDropped,
-    storedMedia: (row.mediaCopies ?? []).map(toStoredMedia).sort((a, b) => a.position - b.position),
+    ...(row.mediaCopies ? { storedMedia: row.mediaCopies.map(toStoredMedia).sort((a, b) => a.position - b.position) } : {}),
     creditsConsumed: row.creditsConsumed,
     error: row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? "" } : null,
     callbackEnabled: row.callbackEnabled,
     overdue: (row.state === "PENDING" || row.state === "SUBMITTING") && now - row.createdAt.getTime() > env.PENDING_OVERDUE_MS,
     notFoundSince: row.state === "PENDING" ? (row.notFoundSince?.toISOString() ?? null) : null,
     lost: row.state === "PENDING" && row.notFoundSince !== null && isLost(row.notFoundSince, now),
-    gatewayMetadata: isRecord(metadata) ? metadata : null,
-    createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     completedAt: row.completedAt?.toISOString() ?? null,
   };

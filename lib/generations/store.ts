@@ -1,19 +1,36 @@
 // The generation store: every write of a generation row goes through here and
-// is announced to live galleries ("generation X changed", with its state, time
-// and owner), except a task's outcome, which is one write of its own with its
-// delivery row (apply-task-snapshot.ts, lib/database/outcome-write.ts) and
-// announces through announceGenerationRow. A soft delete announces like any
-// other change: the row's current state, so that every other tab showing it
-// re-reads the card, finds it gone (deletedAt) and drops it.
+// is announced to live galleries ("generation X changed", with its owner and
+// what its card shows, read back by the write itself), except a task's
+// outcome, which is one write of its own with its delivery row
+// (apply-task-snapshot.ts, lib/database/outcome-write.ts) and announces
+// through announceOutcome. A soft delete is announced as such, so that every
+// other tab showing the card drops it.
 import "server-only";
 import { retryTransaction } from "@/lib/database/errors";
 import { prisma } from "@/lib/db";
 import { publishGenerationChange } from "@/lib/events";
-import type { GenerationState, Prisma } from "@/lib/generated/prisma/client";
+import type { OutcomeChange, OutcomeRow } from "@/lib/database/outcome-write";
+import type { Prisma } from "@/lib/generated/prisma/client";
 import { spendLimitCheck } from "@/lib/generations/spend-limit";
+import { toLiveCard, type LiveCardRow } from "./generation";
 
-type Announced = { id: string; state: GenerationState; updatedAt: Date; ownerId: string };
-const ANNOUNCED = { id: true, state: true, updatedAt: true, ownerId: true } as const;
+type Announced = LiveCardRow & { id: string; ownerId: string; deletedAt: Date | null };
+const ANNOUNCED = {
+  id: true,
+  ownerId: true,
+  deletedAt: true,
+  state: true,
+  createdAt: true,
+  updatedAt: true,
+  completedAt: true,
+  creditsConsumed: true,
+  errorCode: true,
+  errorMessage: true,
+  resultUrls: true,
+  resultUrlsDropped: true,
+  callbackEnabled: true,
+  notFoundSince: true,
+} as const satisfies Record<Exclude<keyof Announced, "mediaCopies">, true>;
 
 /** How long a submit waits out a busy database (a locked SQLite file, a full pool) before it fails. */
 const BUSY_WAIT_MS = 10_000;
@@ -113,10 +130,10 @@ export async function hideGeneration({ id, ownerId }: { id: string; ownerId: str
   return (await prisma.generation.count({ where: { id, ownerId } })) === 1 ? "already_hidden" : "not_found";
 }
 
-/** For a change the card shows that is not a generation write (a media copy finished): reads what the event carries and publishes it. */
+/** For a change the card shows that is not a generation write (a media copy finished): reads what the event carries, copies included, and publishes it. */
 export async function announceGenerationChange({ id }: { id: string }): Promise<void> {
   try {
-    const row = await prisma.generation.findUnique({ where: { id }, select: ANNOUNCED });
+    const row = await prisma.generation.findUnique({ where: { id }, select: { ...ANNOUNCED, mediaCopies: true } });
     if (row) await announceGenerationRow(row);
   } catch (error) {
     // The write itself succeeded; browsers catch up by their safety-net poll.
@@ -124,7 +141,26 @@ export async function announceGenerationChange({ id }: { id: string }): Promise<
   }
 }
 
+/**
+ * A task's outcome, from the row the outcome write returned and what it set:
+ * no read. It leaves the row terminal, so nothing about polling is left to say.
+ */
+export function announceOutcome(row: OutcomeRow, change: Extract<OutcomeChange, { kind: "terminal" }>): Promise<void> {
+  return announceGenerationRow({
+    ...row,
+    ...change,
+    completedAt: row.updatedAt,
+    notFoundSince: null,
+  });
+}
+
 /** Publishes a row the writer already holds: no read, and in the order of the writes. */
-export function announceGenerationRow(row: Announced): Promise<void> {
-  return publishGenerationChange({ id: row.id, state: row.state, updatedAt: row.updatedAt.toISOString(), ownerId: row.ownerId });
+function announceGenerationRow(row: Announced): Promise<void> {
+  return publishGenerationChange({
+    id: row.id,
+    state: row.state,
+    updatedAt: row.updatedAt.toISOString(),
+    ownerId: row.ownerId,
+    ...(row.deletedAt ? { deleted: true } : { card: toLiveCard(row) }),
+  });
 }

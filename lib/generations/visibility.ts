@@ -1,8 +1,8 @@
 // Who sees which generation, in one place so that the gallery's list, a single
 // read (API, detail page, stored media) and the live event stream never
-// disagree: the query filter, the view of another owner's row, and the event
-// predicate.
-import type { GenerationEvent } from "@/lib/events";
+// disagree: the query filter, the view of another owner's row, and what a
+// live event tells each reader.
+import type { GenerationEvent, LiveChange } from "@/lib/events";
 import type { Generation as GenerationRow, Prisma } from "@/lib/generated/prisma/client";
 import { toGeneration, type Generation } from "./generation";
 
@@ -31,11 +31,17 @@ export function asSeenBy(scope: OwnerScope, row: GenerationRow, now = Date.now()
 }
 
 /**
- * The live events a reader's stream carries: "X changed" for what their
- * gallery may show. A showcase video's deletion is announced as a change of a
- * SUCCESS too, so every tab showing it refetches, no longer finds it (above),
- * and drops the card.
+ * What a reader's stream is sent of a live event, or undefined for nothing:
+ * their own generations, and with `shared` another owner's finished video
+ * (its card carries nothing `asSeenBy` hides). A deleted generation is
+ * announced as removed, without its card, to everyone who may have shown it,
+ * so every tab drops it at once.
  */
-export function eventVisibleTo({ ownerId, shared }: OwnerScope): (event: GenerationEvent) => boolean {
-  return (event) => event.ownerId === ownerId || (!!shared && event.state === "SUCCESS");
+export function eventSeenBy({ ownerId, shared }: OwnerScope): (event: GenerationEvent) => LiveChange | undefined {
+  return (event) => {
+    if (event.ownerId !== ownerId && !(shared && event.state === "SUCCESS")) return undefined;
+    const change: LiveChange = { id: event.id, state: event.state, updatedAt: event.updatedAt };
+    if (event.deleted) return { ...change, removed: true };
+    return event.card ? { ...change, card: event.card } : change;
+  };
 }

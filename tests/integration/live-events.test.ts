@@ -4,6 +4,7 @@
 import { afterAll, describe, expect, test } from "vitest";
 import { startApp, waitFor } from "../support/app";
 import { submitPrompt } from "../support/generations";
+import { callAction } from "../support/server-actions";
 import { uniqueMarker } from "../support/simulator-control";
 import { SseReader } from "../support/sse-reader";
 
@@ -11,6 +12,7 @@ import { SseReader } from "../support/sse-reader";
 const app = await startApp({ env: { POLL_STALE_MS: "1000", SIMULATOR_PENDING_MS: "300", EVENTS_MAX_STREAMS_PER_OWNER: "100", EVENTS_MAX_STREAMS_PER_ADDRESS: "100" } });
 const { prisma } = await import("@/lib/db");
 const { env } = await import("@/lib/env");
+const { callbackTokenFor } = await import("@/lib/generations/callback-token");
 
 const streams: SseReader[] = [];
 afterAll(async () => {
@@ -40,6 +42,26 @@ const statesOf = (stream: SseReader, id: string) =>
 const carried = (stream: SseReader, id: string, state: string) =>
   waitFor(() => statesOf(stream, id).includes(state), 15_000).then(() => statesOf(stream, id));
 
+type Change = ReturnType<SseReader["changes"]>[number];
+const readGeneration = async (id: string) => (await (await app.fetch(`/api/generations/${id}`)).json()) as Record<string, unknown>;
+
+/** Every field the event's card names has the value a read of the generation gives (a copy finished since may have moved its stored media). */
+function expectCardAsRead(change: Change, read: Record<string, unknown>) {
+  const card = change.card as Record<string, unknown>;
+  expect(Object.keys(card).sort()).toEqual(
+    ["callbackEnabled", "completedAt", "creditsConsumed", "error", "lost", "notFoundSince", "overdue", "resultUrls", "resultUrlsDropped", "state", "updatedAt"].sort(),
+  );
+  for (const [field, value] of Object.entries(card)) expect({ field, value }).toEqual({ field, value: read[field] });
+}
+
+/** Nothing only the server or the owner's detail page holds: the owner, the task, the inputs, the gateway's metadata, the callback token. */
+function expectNoSecrets(change: Change, row: { id: string; ownerId: string }) {
+  const text = JSON.stringify(change);
+  for (const field of ["ownerId", "taskId", "input", "prompt", "gatewayMetadata", "callbackToken", "webhookUrl"]) expect(text).not.toContain(`"${field}"`);
+  expect(text).not.toContain(row.ownerId);
+  expect(text).not.toContain(callbackTokenFor(row.id, env.WEBHOOK_SECRET));
+}
+
 describe("every writer publishes", () => {
   test("submit and the callback: a new card, then PENDING, then SUCCESS", async () => {
     const stream = await openStream();
@@ -48,17 +70,37 @@ describe("every writer publishes", () => {
     expect(states).toEqual(["SUBMITTING", "PENDING", "SUCCESS"]);
     const row = await prisma.generation.findUniqueOrThrow({ where: { id: body.id as string } });
     const change = stream.changes().find((c) => c.id === row.id && c.state === "SUCCESS")!;
-    // What the browser is told: the id, state and time; never the owner or the row.
-    expect(Object.keys(change).sort()).toEqual(["id", "state", "updatedAt"]);
     expect(change.updatedAt).toBe(row.updatedAt.toISOString());
+    // What the card shows, as the API would answer it, so that a tab renders the outcome without a read.
+    expectCardAsRead(change, await readGeneration(row.id));
+    expect(change.card).toMatchObject({ state: "SUCCESS", creditsConsumed: row.creditsConsumed, error: null });
+    expect((change.card as { resultUrls: string[] }).resultUrls).toEqual(JSON.parse(row.resultUrls));
+    expectNoSecrets(change, row);
   });
 
-  test("a failure by callback", async () => {
+  test("a failure by callback carries its reason and its zero cost", async () => {
     const stream = await openStream();
     const marker = uniqueMarker("fail");
     await app.simulator.scenario({ match: marker, outcome: "failure", failCode: "content_policy" });
     const { body } = await submitPrompt(app, `refused ${marker}`);
-    expect(await carried(stream, body.id as string, "FAILURE")).toContain("PENDING");
+    const id = body.id as string;
+    expect(await carried(stream, id, "FAILURE")).toContain("PENDING");
+    const change = stream.changes().find((c) => c.id === id && c.state === "FAILURE")!;
+    const read = await readGeneration(id);
+    expect(read.error).toMatchObject({ code: "content_policy" });
+    expectCardAsRead(change, read);
+    expect(change.card).toMatchObject({ creditsConsumed: 0, resultUrls: [], error: read.error });
+    expectNoSecrets(change, await prisma.generation.findUniqueOrThrow({ where: { id } }));
+  });
+
+  test("a deletion is announced as removed, without the card", async () => {
+    const stream = await openStream();
+    const { body } = await submitPrompt(app, `soon gone ${uniqueMarker("deleted")}`);
+    const id = body.id as string;
+    await carried(stream, id, "SUCCESS");
+    expect((await callAction(app.fetch, "deleteGenerationAction", [id])).status).toBe(200);
+    const removed = await waitFor(() => stream.changes().find((c) => c.id === id && c.removed === true));
+    expect(removed).toEqual({ id, state: "SUCCESS", updatedAt: expect.any(String), removed: true });
   });
 
   test("the polling refresh, when the callback never comes", async () => {
@@ -109,7 +151,12 @@ describe("a finished media copy is announced", () => {
     const row = await prisma.generation.findUniqueOrThrow({ where: { id } });
     // Both carry the row as it is: the copy changed what plays, not the generation.
     expect(eventsFor(stream, id).map((c) => c.state)).toEqual(["SUBMITTING", "PENDING", "SUCCESS", "SUCCESS"]);
-    expect(eventsFor(stream, id).at(-1)!.updatedAt).toBe(row.updatedAt.toISOString());
+    const copied = eventsFor(stream, id).at(-1)!;
+    expect(copied.updatedAt).toBe(row.updatedAt.toISOString());
+    // With the stored copy and its still, so the card switches to them from the event.
+    const stored = (copied.card as { storedMedia: { status: string; url: string; stillUrl: string | null }[] }).storedMedia;
+    expect(stored).toEqual((await readGeneration(id)).storedMedia);
+    expect(stored[0]).toMatchObject({ status: "done", url: expect.stringMatching(/^\/api\/media\//), stillUrl: expect.stringMatching(/\/still$/) });
   });
 
   test("FAILED: a copy that cannot be made is announced too", async () => {
@@ -160,7 +207,10 @@ describe("the stream", () => {
     await waitFor(() => theirs.messages.some((m) => m.event === "ready"));
     const { body } = await submitPrompt(app, `private ${uniqueMarker("owner")}`);
     await carried(mine, body.id as string, "SUCCESS");
-    expect(statesOf(theirs, body.id as string)).toEqual([]);
+    // Nor its deletion: nothing about it, not even the id.
+    expect((await callAction(app.fetch, "deleteGenerationAction", [body.id as string])).status).toBe(200);
+    await waitFor(() => mine.changes().some((c) => c.id === body.id && c.removed === true));
+    expect(theirs.messages.filter((m) => m.data.includes(body.id as string))).toEqual([]);
   });
 
   test("a Last-Event-ID older than this instance's history asks the browser to revalidate", async () => {

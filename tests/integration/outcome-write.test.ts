@@ -39,8 +39,17 @@ describe(`the outcome write (${testEngine()})`, () => {
     const now = new Date(Date.now() - 1234);
     const written = await writeOutcome(terminalWrite(generation, { now }));
 
-    expect(written.row).toEqual({ id: generation.id, state: "SUCCESS", updatedAt: now, ownerId: "outcome-owner" });
     const row = await prisma.generation.findUniqueOrThrow({ where: { id: generation.id } });
+    // What the live event is built from, with what the write set: the same dates as Prisma reads them.
+    expect(written.row).toEqual({
+      id: generation.id,
+      state: "SUCCESS",
+      createdAt: row.createdAt,
+      updatedAt: now,
+      ownerId: "outcome-owner",
+      deletedAt: null,
+      callbackEnabled: row.callbackEnabled,
+    });
     expect(row).toMatchObject({ state: "SUCCESS", resultUrls: success.resultUrls, creditsConsumed: 0.704, gatewayMetadata: '{"seed":7}', resultUrlsDropped: 2, errorCode: null });
     expect([row.completedAt, row.lastHeardAt, row.updatedAt]).toEqual([now, now, now]);
     const [delivery] = await deliveriesOf(generation.id);

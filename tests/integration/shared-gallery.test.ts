@@ -91,10 +91,41 @@ describe("a showcase video its owner deleted", () => {
     const [alicesTab, bobsTab] = [await openStream(alice), await openStream(bob)];
     // Deleted as the owner's Delete button does: the app's own server action.
     expect((await callAction(alice, "deleteGenerationAction", [video.id])).status).toBe(200);
+    // Told it is removed, and nothing of what it showed: the tab drops the card without a read.
     for (const tab of [alicesTab, bobsTab]) {
-      await waitFor(() => tab.changes().some((c) => c.id === video.id));
+      const change = await waitFor(() => tab.changes().find((c) => c.id === video.id));
+      expect(change).toEqual({ id: video.id, state: "SUCCESS", updatedAt: expect.any(String), removed: true });
     }
-    // What a tab does with the event: it refetches, and the card is gone.
     expect(await listIds(bob)).not.toContain(video.id);
+  });
+});
+
+describe("a showcase viewer's stream", () => {
+  test("carries another owner's finished card without what only its owner sees", async () => {
+    const [alice, bob] = [app.visitor(), app.visitor()];
+    const bobsTab = await openStream(bob);
+    const video = await sharedVideo(alice);
+    const change = await waitFor(() => bobsTab.changes().find((c) => c.id === video.id && c.state === "SUCCESS"));
+    const read = (await (await bob(`/api/generations/${video.id}`)).json()) as Record<string, unknown>;
+    expect(change.card).toMatchObject({ state: "SUCCESS", creditsConsumed: read.creditsConsumed, resultUrls: read.resultUrls });
+    // Never its earlier states (not shown to others), nor its owner, task, inputs or metadata.
+    expect(bobsTab.changes().filter((c) => c.id === video.id).map((c) => c.state)).not.toContain("PENDING");
+    const row = await prisma.generation.findUniqueOrThrow({ where: { id: video.id } });
+    const text = JSON.stringify(bobsTab.changes().filter((c) => c.id === video.id));
+    for (const secret of [row.ownerId, '"taskId"', '"input"', '"gatewayMetadata"', '"prompt"']) expect(text).not.toContain(secret);
+  });
+
+  test("is never sent the card of a video deleted before it finished", async () => {
+    const [alice, bob] = [app.visitor(), app.visitor()];
+    const bobsTab = await openStream(bob);
+    const marker = uniqueMarker("deleted-pending");
+    await app.simulator.scenario({ match: marker, pendingMs: 1500 });
+    const response = await alice("/api/generations", { method: "POST", json: { model: "alpha-2.5-text-to-video-480p", input: { prompt: `quiet harbour ${marker}`, duration: 2 } } });
+    const { id } = (await response.json()) as { id: string };
+    expect((await callAction(alice, "deleteGenerationAction", [id])).status).toBe(200);
+    // Followed all the same: its callback applies the outcome, which nobody else may see.
+    await waitFor(async () => (await prisma.generation.findUniqueOrThrow({ where: { id } })).state === "SUCCESS", 15_000);
+    await waitFor(() => bobsTab.changes().some((c) => c.id === id));
+    expect(bobsTab.changes().filter((c) => c.id === id)).toEqual([{ id, state: "SUCCESS", updatedAt: expect.any(String), removed: true }]);
   });
 });

@@ -8,7 +8,7 @@ import { createMemoryBus } from "@/lib/events/memory-bus";
 import type { GenerationEvent } from "@/lib/events/types";
 
 const change = (id: string, ownerId: string): Omit<GenerationEvent, "at"> => ({ id, state: "SUCCESS", updatedAt: new Date().toISOString(), ownerId });
-const ownedBy = (ownerId: string) => (event: GenerationEvent) => event.ownerId === ownerId;
+const ownedBy = (ownerId: string) => (event: GenerationEvent) => (event.ownerId === ownerId ? { id: event.id, state: event.state, updatedAt: event.updatedAt } : undefined);
 
 /** Everything the stream sends until `until` holds (or it ends), as text. */
 async function readUntil(stream: ReadableStream<Uint8Array>, until: (text: string) => boolean, timeoutMs = 3000): Promise<string> {
@@ -27,14 +27,14 @@ async function readUntil(stream: ReadableStream<Uint8Array>, until: (text: strin
 
 function open(hub: EventHub, options: Partial<Parameters<typeof openEventStream>[0]> = {}) {
   const abort = new AbortController();
-  const stream = openEventStream({ hub, filter: () => true, lastEventId: null, signal: abort.signal, lifetimeMs: 60_000, ...options });
+  const stream = openEventStream({ hub, view: (event) => ({ id: event.id, state: event.state, updatedAt: event.updatedAt }), lastEventId: null, signal: abort.signal, lifetimeMs: 60_000, ...options });
   return { stream, abort };
 }
 
 describe("a viewer's stream", () => {
   test("never carries another owner's generation, live or replayed", async () => {
     const hub = new EventHub(createMemoryBus(), { total: 10 });
-    const first = open(hub, { filter: ownedBy("owner-alice") });
+    const first = open(hub, { view: ownedBy("owner-alice") });
     const opened = await readUntil(first.stream!, (t) => t.includes("event: ready"));
     const mark = /id: (\d+)\nevent: ready/.exec(opened)![1]!;
     await hub.publish(change("gen-bob", "owner-bob"));
@@ -46,7 +46,7 @@ describe("a viewer's stream", () => {
     expect(live).not.toContain("owner-");
     first.abort.abort();
 
-    const again = open(hub, { filter: ownedBy("owner-alice"), lastEventId: mark });
+    const again = open(hub, { view: ownedBy("owner-alice"), lastEventId: mark });
     const replayed = await readUntil(again.stream!, (t) => t.includes("event: ready"));
     expect(replayed).toContain("gen-alice");
     expect(replayed).not.toContain("gen-bob");

@@ -1,12 +1,12 @@
 // GET /api/generations/events: the live gallery's Server-Sent Events stream,
-// one per tab. It carries "generation X changed" (id, state, updatedAt) for
-// what this viewer may see (getViewer(): their own generations); the tab then
-// refetches through the scoped JSON API.
+// one per tab. It carries each change of what this viewer may see
+// (getViewer(): their own generations) with what the card shows, so the tab
+// renders it without a read (lib/generations/visibility.ts decides).
 // APP_PASSWORD is enforced by proxy.ts, as for every other route.
 import { env } from "@/lib/env";
 import { AppError, errorResponse } from "@/lib/errors";
 import { eventHub, openEventStream, SSE_HEADERS } from "@/lib/events";
-import { eventVisibleTo } from "@/lib/generations/visibility";
+import { eventSeenBy } from "@/lib/generations/visibility";
 import { visitorKey } from "@/lib/rate-limit";
 import { galleryScope, withViewer } from "@/lib/viewer/with-viewer";
 
@@ -17,7 +17,7 @@ export const maxDuration = 300;
 export const GET = withViewer(async (request, _context, viewer) => {
   const stream = openEventStream({
     hub: await eventHub(),
-    filter: eventVisibleTo(galleryScope(viewer)),
+    view: eventSeenBy(galleryScope(viewer)),
     // EventSource sends the header on its own reconnects; the query parameter
     // carries it across the fresh EventSource a tab opens after a refusal.
     lastEventId: request.headers.get("last-event-id") ?? new URL(request.url).searchParams.get("lastEventId"),
