@@ -1,5 +1,6 @@
 "use client";
-// Typical completion times (this app's history), revalidated when a task finishes.
+// Typical completion times (this app's history), revalidated when a task
+// succeeds (revalidateAfterOutcome).
 import useSWR from "swr";
 import type { CompletionTimes } from "@/lib/generations/completion-history";
 import { COMPLETION_TIMES_KEY, fetchJson } from "./client-data";

@@ -4,14 +4,13 @@
 // pushes flow ("live") so that SWR polling can drop to a slow safety net, and
 // falls back to "polling" whenever the stream cannot get through.
 import { useEffect, useRef, useSyncExternalStore } from "react";
-import { mutate as mutateGlobal } from "swr";
-import type { GenerationState } from "@/lib/generations/generation";
-import { CREDITS_KEY, EVENTS_URL } from "./client-data";
+import type { LiveChange } from "@/lib/events/types";
+import { EVENTS_URL } from "./client-data";
+import { revalidateAfterOutcome } from "./revalidate-after-outcome";
 
 export type LiveStatus = "connecting" | "live" | "polling";
-export type GenerationChange = { id: string; state: GenerationState; updatedAt: string };
 export type EventHandlers = {
-  onChange?: (change: GenerationChange) => void;
+  onChange?: (change: LiveChange) => void;
   /** Changes may have been missed: `initial` for the first open of this tab's stream (the page was rendered before it). */
   onResync?: (info: { initial: boolean }) => void;
 };
@@ -92,9 +91,8 @@ class LiveConnection {
     source.addEventListener("change", (event) => {
       const message = event as MessageEvent<string>;
       this.remember(message);
-      const change = JSON.parse(message.data) as GenerationChange;
-      // A finished task was charged (or refunded): the balance moved.
-      if (change.state === "SUCCESS" || change.state === "FAILURE") void mutateGlobal(CREDITS_KEY);
+      const change = JSON.parse(message.data) as LiveChange;
+      if (!change.removed) revalidateAfterOutcome(change);
       this.each((h) => h.onChange?.(change));
     });
     source.addEventListener("resync", () => this.each((h) => h.onResync?.({ initial: false })));

@@ -1,15 +1,29 @@
 "use client";
 // The gallery's data: pages of the app's own API, newest first, behind a cursor.
-// Kept live by the event stream (use-generation-events.ts): a change refetches
-// the page that shows it. Polled every few seconds while something shown is
-// in progress and the stream is not open, every 10 s as a safety net while it
-// is (SWR pauses while the tab is hidden and revalidates on focus).
-import { useCallback, useEffect, useRef } from "react";
+// Kept live by the event stream (use-generation-events.ts): a change to a card
+// on screen is rendered from the event itself; a card not on screen (a new
+// one) or an event without its card refetches the page that shows it. Polled
+// every few seconds while something shown is in progress and the stream is
+// not open, every 10 s as a safety net while it is (SWR pauses while the tab
+// is hidden and revalidates on focus).
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import useSWRInfinite, { type SWRInfiniteResponse } from "swr/infinite";
+import type { LiveChange } from "@/lib/events/types";
 import type { Generation } from "@/lib/generations/generation";
 import { isCopying } from "@/lib/media/media-copy";
 import { fetchJson, generationsUrl, POLL_INTERVAL_MS, SAFETY_NET_POLL_MS, type GenerationFilters, type GenerationPage } from "./client-data";
 import { useGenerationEvents, type LiveStatus } from "./use-generation-events";
+
+/**
+ * The order in which this tab sent requests and heard events. A page requested
+ * after an event was heard already holds that change (the server publishes
+ * after the write); one requested before may not.
+ */
+let clock = 0;
+const tick = () => ++clock;
+/** A page as fetched, stamped with when it was requested (the server-rendered page: 0, before any event). */
+type FetchedPage = GenerationPage & { requestedAt?: number };
+type Heard = { change: LiveChange; at: number };
 
 export const isInProgress = (g: Generation) => g.state === "PENDING" || g.state === "SUBMITTING";
 /** Still changing: a task in progress, or its result still being copied into storage. */
@@ -29,16 +43,23 @@ export function useGenerations(filters: GenerationFilters, initial: { filters: G
   const sameAsInitial = filters.state === initial.filters.state && filters.model === initial.filters.model && filters.q === initial.filters.q;
   // While events flow, a read need not wait for the server to ask the gateway: the answer comes as an event.
   const liveRef = useRef(false);
-  const fetchPage = useCallback((url: string) => fetchJson<GenerationPage>(liveRef.current ? `${url}&refresh=background` : url), []);
-  const swr = useSWRInfinite<GenerationPage>(
+  const fetchPage = useCallback(async (url: string): Promise<FetchedPage> => {
+    const requestedAt = tick();
+    return { ...(await fetchJson<GenerationPage>(liveRef.current ? `${url}&refresh=background` : url)), requestedAt };
+  }, []);
+  const swr = useSWRInfinite<FetchedPage>(
     (_index, previous: GenerationPage | null) => (previous && !previous.nextCursor ? null : generationsUrl(filters, previous?.nextCursor)),
     fetchPage,
     { fallbackData: sameAsInitial ? [initial.page] : undefined, keepPreviousData: true },
   );
-  const { data, mutate } = swr;
+  const { mutate } = swr;
   const refresh = useCoalescedRefresh(mutate);
+  const { data, hear } = useHeardChanges(swr.data, filters);
   const live = useGenerationEvents({
-    onChange: (change) => refresh(change.id),
+    // A card on screen changes from the event itself; anything else is read.
+    onChange: (change) => {
+      if (!hear(change)) refresh(change.id);
+    },
     // The first open follows the server render: only news if something was in progress.
     onResync: ({ initial }) => {
       if (!initial || anyInProgress(data)) void mutate();
@@ -47,12 +68,58 @@ export function useGenerations(filters: GenerationFilters, initial: { filters: G
   useEffect(() => {
     liveRef.current = live === "live";
   }, [live]);
-  usePollWhileInProgress(swr, live);
+  usePollWhileInProgress({ data, mutate }, live);
   // Shown dimmed only while what is on screen belongs to other filters (kept
   // from before a change): the server's first page is current, even while SWR
   // revalidates it after hydration (SWR counts fallback data as not loaded).
   const stale = swr.isLoading && !sameAsInitial;
-  return { ...swr, live, stale };
+  return { ...swr, data, live, stale };
+}
+
+/**
+ * The changes heard on the stream, laid over the fetched pages: a card
+ * renders its new state, outcome and stored copy from the event alone. Kept
+ * beside SWR's cache rather than written into it: SWR drops the answer of any
+ * request that a local write overlapped (a new card's refetch would be lost),
+ * and a partial revalidation of the infinite list reads pages back from their
+ * own cache entries (a page the refetch skips would lose the change). A change
+ * stops applying to a page requested after it was heard.
+ *
+ * `hear` returns false when the change is not for a card on screen, or
+ * carries no card: the caller refetches.
+ */
+function useHeardChanges(fetched: FetchedPage[] | undefined, filters: GenerationFilters) {
+  const [heard, setHeard] = useState<ReadonlyMap<string, Heard>>(new Map());
+  const latest = useRef(fetched);
+  useEffect(() => {
+    latest.current = fetched;
+  });
+  const hear = useCallback((change: LiveChange) => {
+    const pages = latest.current ?? [];
+    if (!change.card && !change.removed) return false;
+    if (!pages.some((page) => page.items.some((g) => g.id === change.id))) return !!change.removed;
+    const at = tick();
+    // What every page shown was requested after is in the pages already.
+    const oldest = Math.min(...pages.map((page) => page.requestedAt ?? 0));
+    setHeard((current) => new Map([...current].filter(([, h]) => h.at > oldest)).set(change.id, { change, at }));
+    return true;
+  }, []);
+  const data = useMemo(() => (fetched && heard.size > 0 ? fetched.map((page) => withHeard(page, heard, filters)) : fetched), [fetched, heard, filters]);
+  return { data, hear };
+}
+
+function withHeard(page: FetchedPage, heard: ReadonlyMap<string, Heard>, filters: GenerationFilters): FetchedPage {
+  let changed = false;
+  const items = page.items.flatMap((generation) => {
+    const h = heard.get(generation.id);
+    // ISO times of one format compare as text; an equal time is the same row with a newer copy.
+    if (!h || h.at < (page.requestedAt ?? 0) || h.change.updatedAt < generation.updatedAt) return [generation];
+    changed = true;
+    if (h.change.removed) return [];
+    const next: Generation = { ...generation, ...h.change.card, state: h.change.state, updatedAt: h.change.updatedAt };
+    return matchesFilters(next, filters) ? [next] : [];
+  });
+  return changed ? { ...page, items } : page;
 }
 
 /**
@@ -62,7 +129,7 @@ export function useGenerations(filters: GenerationFilters, initial: { filters: G
  * otherwise keep any answer from ever being shown. Events that arrive
  * meanwhile are gathered into the next refetch.
  */
-function useCoalescedRefresh(mutate: SWRInfiniteResponse<GenerationPage>["mutate"]) {
+function useCoalescedRefresh(mutate: SWRInfiniteResponse<FetchedPage>["mutate"]) {
   const state = useRef<{ running: boolean; ids: Set<string> }>({ running: false, ids: new Set() });
   return useCallback(
     (id: string) => {
@@ -92,7 +159,7 @@ function useCoalescedRefresh(mutate: SWRInfiniteResponse<GenerationPage>["mutate
  * and the older pages that still show work in progress, so it costs one
  * request however far the user has scrolled.
  */
-function usePollWhileInProgress({ data, mutate }: Pick<SWRInfiniteResponse<GenerationPage>, "data" | "mutate">, live: LiveStatus) {
+function usePollWhileInProgress({ data, mutate }: Pick<SWRInfiniteResponse<FetchedPage>, "data" | "mutate">, live: LiveStatus) {
   const polling = anyInProgress(data);
   // A task submitted without a callback is carried by polling alone: no event will come.
   const uncalled = !!data?.some((page) => page.items.some((g) => g.state === "PENDING" && !g.callbackEnabled));

@@ -1,6 +1,6 @@
 "use client";
 // The viewer's spend against their cap (null when there is no cap). Revalidated
-// after each submission and whenever a task finishes (use-state-changes.ts).
+// after each submission and whenever a task finishes (revalidateAfterOutcome).
 import useSWR from "swr";
 import { fetchJson, FetchError, SPEND_KEY } from "./client-data";
 

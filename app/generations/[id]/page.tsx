@@ -56,7 +56,7 @@ export default async function GenerationPage({ params }: { params: Promise<{ id:
 
   return (
     <main id="main" className="mx-auto max-w-6xl space-y-6 px-4 py-6 sm:px-6">
-      <RefreshWhilePending id={generation.id} pending={changing} callbacks={generation.callbackEnabled} />
+      <RefreshWhilePending id={generation.id} state={generation.state} pending={changing} callbacks={generation.callbackEnabled} />
       <Link
         href="/"
         className="inline-block rounded text-sm font-medium text-brand-700 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 dark:text-brand-400"
