@@ -1,19 +1,20 @@
-// The live gallery: a card turns Ready on a pushed event, not a poll; with the
-// event stream blocked, polling still finishes the flow; a stream the server
-// drops is reconnected and caught up; and on PostgreSQL, a change written by
-// one app instance reaches a page served by another.
+// The live gallery: a card turns Ready from a pushed event alone, without a
+// poll or a read; with the event stream blocked, polling still finishes the
+// flow; a stream the server drops is reconnected and caught up; and on
+// PostgreSQL, a change written by one app instance reaches a page served by
+// another.
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import type { Locator, Page, Request } from "@playwright/test";
 import { APP_PORT, E2E_APP_ENV } from "../../playwright.config";
 import { expect, test } from "./fixtures";
 
-/** The gallery's reads of the JSON API (not the event stream), as they happen. */
+/** The gallery's reads of the JSON API, the list or one generation (not the event stream), as they happen. */
 function countGalleryReads(page: Page) {
   const reads: number[] = [];
   const isRead = (request: Request) => {
-    const url = new URL(request.url());
-    return request.method() === "GET" && url.pathname === "/api/generations";
+    const { pathname } = new URL(request.url());
+    return request.method() === "GET" && (pathname === "/api/generations" || /^\/api\/generations\/(?!events$)[^/]+$/.test(pathname));
   };
   page.on("request", (request) => isRead(request) && reads.push(Date.now()));
   return {
@@ -34,13 +35,13 @@ async function recordStreamMessages(page: Page) {
   return {
     changeTimes: () => received.filter((m) => m.eventName === "change").map((m) => m.at),
     changesSince: (time: number) =>
-      received.filter((m) => m.at >= time && m.eventName === "change").map((m) => JSON.parse(m.data) as { id: string; state: string }),
+      received.filter((m) => m.at >= time && m.eventName === "change").map((m) => JSON.parse(m.data) as { id: string; state: string; card?: Record<string, unknown> }),
   };
 }
 
 const idOf = async (card: Locator) => (await card.getByRole("link", { name: /Details/ }).getAttribute("href"))!.split("/").at(-1)!;
 
-test("a generation turns Ready by a pushed event, with no poll while it was pending", async ({ gallery, simulator, page }) => {
+test("a callback turns the card Ready from the pushed event alone: no poll while pending, no read after it", async ({ gallery, simulator, page }) => {
   // Long enough that polling (every 3 s) would read the list meanwhile.
   await simulator.scenario({ pendingMs: 6000 });
   const reads = countGalleryReads(page);
@@ -53,15 +54,20 @@ test("a generation turns Ready by a pushed event, with no poll while it was pend
   // The reads the submission itself causes (its answer, its events) are over within a second.
   await page.waitForTimeout(1500);
   const quietFrom = Date.now();
+  const card = gallery.card(prompt);
+  const id = await idOf(card);
 
   await expect(gallery.badge(prompt)).toHaveText("Ready", { timeout: 20_000 });
+  // What the outcome changed on the card came with the event: the charge, then the stored copy to play and download.
+  await expect(card.getByTestId("credits-consumed")).toHaveText(/\d credits/);
+  await expect(card.getByRole("link", { name: /Download/ })).toHaveAttribute("href", /^\/api\/media\//, { timeout: 15_000 });
   const [callback] = await simulator.callbacks();
   expect(callback?.status).toBe(200);
-  // No poll while the task was pending (reads there answer other flows' events); then the read the SUCCESS event asked for.
+  const changes = stream.changesSince(quietFrom).filter((change) => change.id === id);
+  expect(changes).toContainEqual(expect.objectContaining({ state: "SUCCESS", card: expect.objectContaining({ state: "SUCCESS", creditsConsumed: expect.any(Number) }) }));
+  // No poll while the task was pending, and not one read of the list or the row since the callback.
   expect(reads.pollsBetween(quietFrom, callback!.at!, stream.changeTimes())).toBe(0);
-  expect(reads.since(callback!.at!)).toBeGreaterThanOrEqual(1);
-  // And what made it Ready was the event the stream carried.
-  expect(stream.changesSince(quietFrom)).toContainEqual({ id: await idOf(gallery.card(prompt)), state: "SUCCESS", updatedAt: expect.any(String) });
+  expect(reads.since(callback!.at!)).toBe(0);
   await expect(page.getByTestId("live-indicator")).toHaveAttribute("data-status", "live");
 });
 
