@@ -36,6 +36,8 @@ const OBSERVE_READY = `(() => {
       const match = /live latency (\\d+) /.exec(card.getAttribute("aria-label") ?? "");
       const badge = card.querySelector('[data-testid="state-badge"]');
       if (match && badge?.textContent?.trim() === "Ready" && !(match[1] in window.__ready)) window.__ready[match[1]] = now;
+      const link = card.querySelector('a[href^="/generations/"]');
+      if (match && link) (window.__ids ??= {})[match[1]] = link.getAttribute("href").split("/").pop();
     }
   };
   new MutationObserver(scan).observe(document.body, { subtree: true, childList: true, characterData: true });
@@ -63,7 +65,7 @@ export async function benchLiveGallery(stack: Stack, db: BenchDb): Promise<Secti
     console.log(`[bench] live gallery: ${latency.push.length} cards timed by push, ${latency.poll.length} by polling`);
     const floor = await measureFloor(browser);
     const ms = (sorted: number[]) => `p50 ${pct(sorted, 50).toFixed(0)} / p95 ${pct(sorted, 95).toFixed(0)} ms`;
-    console.log(`[bench] live gallery: push ${ms(latency.push)}, floor ${ms(floor)} (${floor.length} elements), polling ${ms(latency.poll)}`);
+    console.log(`[bench] live gallery: push ${ms(latency.push)} (callback → event ${ms(latency.toEvent)}, event → Ready ${ms(latency.toPixel)}), floor ${ms(floor)} (${floor.length} elements), polling ${ms(latency.poll)}`);
     // For iterating on latency alone (opening 50 tabs takes minutes on a busy machine).
     if (process.env.BENCH_LIVE_LATENCY_ONLY === "1") return report({ latency, floor });
     // The latency figures stand even if the tabs cannot all be opened on a machine this busy.
@@ -82,6 +84,21 @@ export async function benchLiveGallery(stack: Stack, db: BenchDb): Promise<Secti
   }
 }
 
+// When the tab's EventSource first hears each generation's SUCCESS (installed before the app's own listener), to split the latency into server and browser parts.
+const HEAR_EVENTS = `(() => {
+  window.__heard = {};
+  const Native = window.EventSource;
+  window.EventSource = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("change", (event) => {
+        const change = JSON.parse(event.data);
+        if (change.state === "SUCCESS" && !(change.id in window.__heard)) window.__heard[change.id] = Date.now();
+      });
+    }
+  };
+})()`;
+
 async function openGallery(browser: Browser, stack: Stack, { push }: { push: boolean }): Promise<{ context: BrowserContext; page: Page }> {
   // A context per tab: its own connection pool, as separate browser windows' tabs would share one host's six.
   const context = await browser.newContext();
@@ -91,6 +108,7 @@ async function openGallery(browser: Browser, stack: Stack, { push }: { push: boo
   await context.addCookies([{ name, value, url: stack.appUrl, httpOnly: true, sameSite: "Lax" }]);
   const page = await context.newPage();
   if (!push) await page.route("**/api/generations/events**", (route) => route.abort());
+  else await page.addInitScript(HEAR_EVENTS);
   // A shared 2-core machine opening many tabs is slow: generous timeouts, no wait for media.
   await page.goto(`${stack.appUrl}/`, { waitUntil: "domcontentloaded", timeout: 120_000 });
   await page.getByTestId("live-indicator").and(page.locator(`[data-status="${push ? "live" : "polling"}"]`)).waitFor({ timeout: 120_000 });
@@ -144,7 +162,14 @@ async function measureLatency(stack: Stack, browser: Browser) {
   }
   const latencies = (times: Record<string, number>) =>
     [...sentAt].flatMap(([index, at]) => (times[index] === undefined ? [] : [times[index]! - at])).sort((a, b) => a - b);
-  const result = { push: latencies(ready.push), poll: latencies(ready.poll), callbacks: sentAt.size };
+  // The push page's split: callback → event heard in the tab (server, network), event → "Ready" (the browser's work).
+  const ids = (await push.page.evaluate("window.__ids ?? {}")) as Record<string, string>;
+  const heardById = (await push.page.evaluate("window.__heard")) as Record<string, number>;
+  const heard = Object.fromEntries(Object.entries(ids).flatMap(([index, id]) => (heardById[id] === undefined ? [] : [[index, heardById[id]!]])));
+  const toPixel = Object.entries(heard)
+    .flatMap(([index, at]) => (ready.push[index] === undefined ? [] : [ready.push[index]! - at]))
+    .sort((a, b) => a - b);
+  const result = { push: latencies(ready.push), poll: latencies(ready.poll), callbacks: sentAt.size, toEvent: latencies(heard), toPixel };
   await push.context.close();
   await poll.context.close();
   return result;
@@ -286,6 +311,10 @@ function report({
       { label: "Callback-to-pixel p95, push", value: push95, unit: "ms", baseline: { label: bare, value: floor95 } },
       { label: "Callback-to-pixel p50, polling (same page, event stream blocked)", value: poll50, unit: "ms", baseline: { label: "push", value: push50 } },
       { label: "Callback-to-pixel p95, polling (same page, event stream blocked)", value: poll95, unit: "ms", baseline: { label: "push", value: push95 } },
+      { label: "Push, callback → event heard in the tab p50", value: pct(latency.toEvent, 50), unit: "ms" },
+      { label: "Push, callback → event heard in the tab p95", value: pct(latency.toEvent, 95), unit: "ms" },
+      { label: "Push, event heard → card reads Ready p50", value: pct(latency.toPixel, 50), unit: "ms" },
+      { label: "Push, event heard → card reads Ready p95", value: pct(latency.toPixel, 95), unit: "ms" },
       { label: "Cards timed (push / polling)", value: latency.push.length, unit: "", baseline: { label: "polling", value: latency.poll.length } },
       { label: "Elements timed on the bare stream", value: floor.length, unit: "" },
       ...(idle
@@ -316,7 +345,11 @@ function report({
       "Polling: the page reads the list every 3 s while anything is pending, so a result waits on average half an interval plus the same read and render.",
       memory
         ? `Memory per stream: ${memory.opened}/${MEMORY_STREAMS} streams opened, RSS ${(memory.before / 1024).toFixed(0)} → ${(memory.after / 1024).toFixed(0)} MiB. RSS includes the garbage collector's slack, so this is an upper bound of what one stream keeps (a ReadableStream, a listener, two timers).`
-        : "Memory per stream: the app's process was not found (`ss` unavailable), so it was not measured.",
+        : idleError
+          ? "Memory per stream: not measured, as the idle tabs before it could not all be opened."
+          : !idle
+            ? "Idle tabs and memory per stream: not measured (BENCH_LIVE_LATENCY_ONLY=1)."
+            : "Memory per stream: the app's process was not found (`ss` unavailable), so it was not measured.",
       "A hidden tab closes its stream (browsers open at most six HTTP/1.1 connections per host, shared by all tabs) and reconnects with Last-Event-ID when shown; idle tabs here are all visible.",
     ],
   };
