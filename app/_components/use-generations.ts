@@ -95,14 +95,14 @@ function useHeardChanges(fetched: FetchedPage[] | undefined, filters: Generation
     latest.current = fetched;
   });
   const hear = useCallback((change: LiveChange) => {
-    const pages = latest.current ?? [];
     if (!change.card && !change.removed) return false;
-    if (!pages.some((page) => page.items.some((g) => g.id === change.id))) return !!change.removed;
+    const pages = latest.current ?? [];
+    // Kept even for a card not on screen yet: a read already under way may bring it as it was before the change.
     const at = tick();
     // What every page shown was requested after is in the pages already.
-    const oldest = Math.min(...pages.map((page) => page.requestedAt ?? 0));
+    const oldest = pages.length > 0 ? Math.min(...pages.map((page) => page.requestedAt ?? 0)) : 0;
     setHeard((current) => new Map([...current].filter(([, h]) => h.at > oldest)).set(change.id, { change, at }));
-    return true;
+    return !!change.removed || pages.some((page) => page.items.some((g) => g.id === change.id));
   }, []);
   const data = useMemo(() => (fetched && heard.size > 0 ? fetched.map((page) => withHeard(page, heard, filters)) : fetched), [fetched, heard, filters]);
   return { data, hear };
