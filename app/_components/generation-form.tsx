@@ -166,6 +166,12 @@ function Field({
     case "url":
       control = <input {...common} type="url" inputMode="url" placeholder={field.placeholder} />;
       break;
+    case "image":
+      control = <input {...common} type="text" inputMode="url" placeholder="https://example.com/frame.png" />;
+      break;
+    case "video-list":
+      control = <textarea {...common} rows={2} placeholder="https://example.com/reference.mp4" />;
+      break;
     case "url-list":
       control = <textarea {...common} rows={2} placeholder={field.placeholder} />;
       break;
@@ -178,7 +184,7 @@ function Field({
         {!field.required && <span className="font-normal text-zinc-500 dark:text-zinc-400"> · optional</span>}
       </label>
       {control}
-      {field.type === "url-list" && <p className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">Up to {field.maxItems}, one per line.</p>}
+      {(field.type === "url-list" || field.type === "video-list") && <p className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">Up to {field.maxItems}, one per line.</p>}
       <FieldErrors id={errorId} messages={errors} />
     </div>
   );

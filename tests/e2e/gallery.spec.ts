@@ -149,7 +149,7 @@ test("progress: no bar without history; the next generation of that model and du
   const second = simulator.prompt("Clouds over a ridge, second take");
   await gallery.goto();
   await gallery.chooseModel("alpha-2.5-first-last-frame-480p");
-  const frames = { "First frame image URL": "https://images.example.com/a.png", "Last frame image URL": "https://images.example.com/b.png" };
+  const frames = { "First frame": "https://images.example.com/a.png", "Last frame": "https://images.example.com/b.png" };
   await gallery.submit(first, { ...frames, "Duration (s)": duration });
   await expect(gallery.card(first).getByTestId("progress")).toHaveAttribute("data-progress", "unknown");
   await expect(gallery.card(first).getByRole("progressbar")).toHaveCount(0);

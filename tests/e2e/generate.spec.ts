@@ -36,8 +36,8 @@ test("first and last frame: image URLs go to the gateway and the video arrives",
   await gallery.goto();
   await gallery.chooseModel("alpha-2.5-first-last-frame-480p");
   await gallery.submit(prompt, {
-    "First frame image URL": "https://images.example.com/bud.png",
-    "Last frame image URL": "https://images.example.com/flower.png",
+    "First frame": "https://images.example.com/bud.png",
+    "Last frame": "https://images.example.com/flower.png",
     "Duration (s)": "4",
   });
   await expect(gallery.badge(prompt)).toHaveText("Ready");
@@ -51,7 +51,7 @@ test("reference to video: reference URLs go to the gateway; pay-per-use shows no
   await gallery.goto();
   await gallery.chooseModel("gamma/reference-to-video");
   await expect(gallery.page.getByTestId("cost-estimate")).toHaveText("pay-per-use");
-  await gallery.submit(prompt, { "Reference video URLs": "https://videos.example.com/dance.mp4" });
+  await gallery.submit(prompt, { "Reference videos": "https://videos.example.com/dance.mp4" });
   await expect(gallery.badge(prompt)).toHaveText("Ready");
   const [task] = await simulator.tasks();
   expect(task).toMatchObject({ model: "gamma/reference-to-video", state: "SUCCESS" });

@@ -147,8 +147,8 @@ test("the action's input parsing never throws, accepts every valid body and only
       expect(parsed.input.prompt.length).toBeLessThanOrEqual(2_000);
       for (const field of parsed.model.fields) {
         const value = parsed.input[field.name];
-        const urls = field.type === "url" ? [value] : field.type === "url-list" ? (value as string[] | undefined) ?? [] : [];
-        for (const url of urls) if (url !== undefined) expect(String(url)).toMatch(/^https?:\/\//i);
+        const urls = field.type === "url" || field.type === "image" ? [value] : field.type === "url-list" || field.type === "video-list" ? (value as string[] | undefined) ?? [] : [];
+        for (const url of urls) if (url !== undefined) expect(String(url)).toMatch(/^(https?:\/\/|upl_[a-z0-9]{24}$)/i);
       }
     }),
     { numRuns: 1_000 },
