@@ -4,6 +4,7 @@
 import { CallbackSender } from "./callbacks";
 import type { SimulatorConfig } from "./config";
 import { SimulatedGateway } from "./gateway";
+import type { InputFetch } from "./inputs";
 import type { MediaRecord } from "./media";
 import { ScenarioBook } from "./scenarios";
 import { RateLimiter } from "./throttle";
@@ -21,19 +22,25 @@ export function createState(config: SimulatorConfig, publicUrl: () => string) {
     if (config.SIMULATOR_LOG === "requests") console.log(`[simulator] ${line}`);
   };
   const callbacks = new CallbackSender(config, log);
+  const inputs: InputFetch[] = [];
   const state = {
     /** The live settings: `config` itself, mutated by PATCH /__control/config and restored by reset. */
     settings: config,
     initial,
     log,
     callbacks,
-    gateway: new SimulatedGateway(config, publicUrl, (task) => callbacks.dispatch(task)),
+    gateway: new SimulatedGateway(config, publicUrl, (task) => callbacks.dispatch(task), (fetch) => {
+      inputs.push(fetch);
+      if (inputs.length > 10_000) inputs.shift();
+    }),
     scenarios: new ScenarioBook(),
     limiter: new RateLimiter(() => ({ limit: config.SIMULATOR_RATE_LIMIT, windowMs: config.SIMULATOR_RATE_LIMIT_WINDOW_MS })),
     keys: new Set([config.SIMULATOR_API_KEY, ...config.SIMULATOR_EXTRA_API_KEYS]),
     requests: [] as RequestRecord[],
     /** Every result download, for tests that count them (GET /__control/media). */
     media: [] as MediaRecord[],
+    /** Every input file the gateway fetched for a task (GET /__control/inputs). */
+    inputs,
     outage: initialOutage(config),
     /** Set by the server: stop accepting connections for `ms`, then listen again. */
     refuseConnections: (ms: number) => void ms,
@@ -53,6 +60,7 @@ export function createState(config: SimulatorConfig, publicUrl: () => string) {
       state.keys = new Set([config.SIMULATOR_API_KEY, ...config.SIMULATOR_EXTRA_API_KEYS]);
       state.requests.length = 0;
       state.media.length = 0;
+      state.inputs.length = 0;
       state.outage = initialOutage(config);
     },
 
