@@ -1,10 +1,12 @@
 "use client";
-// The prompt form: model picker, the chosen model's fields, the cost estimate,
-// and the answer (field errors beside fields, refusals as a message).
+// The prompt form: model picker, the chosen model's fields (media fields
+// upload their files: media-field.tsx), the cost estimate, and the answer
+// (field errors beside fields, refusals as a message).
 import { useActionState, useEffect, useRef, useState, startTransition } from "react";
 import { submitGenerationAction, type SubmitState } from "@/app/actions";
-import { formatCostEstimate, KIND_LABELS, priceLabel, type FieldSpec, type ModelSpec } from "@/lib/models/catalog";
+import { formatCostEstimate, KIND_LABELS, priceLabel, type FieldSpec, type MediaFieldSpec, type ModelSpec } from "@/lib/models/catalog";
 import { mutate } from "swr";
+import { MediaField } from "./media-field";
 import { fieldValue, finishRemix, useRemixRequest } from "./remix";
 import { addSubmission, settleSubmission } from "./submissions";
 import { SPEND_KEY } from "./client-data";
@@ -77,14 +79,18 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
         <FieldErrors id="model-error" messages={errors.model} />
       </div>
 
-      {model.fields.map((field) => (
-        <Field
-          key={field.name === "prompt" ? "prompt" : `${model.id}:${field.name}`}
-          field={field}
-          errors={errors[field.name]}
-          onDurationChange={field.name === "duration" ? setDuration : undefined}
-        />
-      ))}
+      {model.fields.map((field) =>
+        field.type === "image" || field.type === "video-list" ? (
+          <MediaField key={`${model.id}:${field.name}`} field={field} modelId={model.id} modelLabel={model.label} errors={errors[field.name]} />
+        ) : (
+          <Field
+            key={field.name === "prompt" ? "prompt" : `${model.id}:${field.name}`}
+            field={field}
+            errors={errors[field.name]}
+            onDurationChange={field.name === "duration" ? setDuration : undefined}
+          />
+        ),
+      )}
 
       <div className="flex flex-wrap items-center justify-between gap-3 pt-2">
         <p className="text-sm text-zinc-600 dark:text-zinc-300">
@@ -115,7 +121,7 @@ function Field({
   errors,
   onDurationChange,
 }: {
-  field: FieldSpec;
+  field: Exclude<FieldSpec, MediaFieldSpec>;
   errors?: string[];
   onDurationChange?: (value: number | undefined) => void;
 }) {
@@ -166,12 +172,6 @@ function Field({
     case "url":
       control = <input {...common} type="url" inputMode="url" placeholder={field.placeholder} />;
       break;
-    case "image":
-      control = <input {...common} type="text" inputMode="url" placeholder="https://example.com/frame.png" />;
-      break;
-    case "video-list":
-      control = <textarea {...common} rows={2} placeholder="https://example.com/reference.mp4" />;
-      break;
     case "url-list":
       control = <textarea {...common} rows={2} placeholder={field.placeholder} />;
       break;
@@ -184,7 +184,7 @@ function Field({
         {!field.required && <span className="font-normal text-zinc-500 dark:text-zinc-400"> · optional</span>}
       </label>
       {control}
-      {(field.type === "url-list" || field.type === "video-list") && <p className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">Up to {field.maxItems}, one per line.</p>}
+      {field.type === "url-list" && <p className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">Up to {field.maxItems}, one per line.</p>}
       <FieldErrors id={errorId} messages={errors} />
     </div>
   );
