@@ -3,7 +3,8 @@
 // a file; it is checked here against the model's limits for a quick answer,
 // uploaded with progress and a cancel button (XMLHttpRequest: fetch reports
 // no upload progress), then checked again on the server from its bytes. The
-// form submits the upload ids, in a hidden input named like the field.
+// form submits the upload ids, in a hidden input named like the field; until
+// then they are kept in the tab's session, so a reload does not lose them.
 import { useEffect, useId, useRef, useState } from "react";
 import type { MediaFieldSpec } from "@/lib/models/catalog";
 import { describeLimits, FORMAT_CONTENT_TYPE, formatBytes, formatSeconds, isVideoLimits, mediaProblems, type MediaFormat } from "@/lib/models/media-limits";
@@ -38,6 +39,34 @@ export function MediaField({ field, modelId, modelLabel, errors }: { field: Medi
   const errorId = `${id}-error`;
 
   const update = (key: string, change: Partial<Item>) => setItems((all) => all.map((item) => (item.key === key ? { ...item, ...change } : item)));
+
+  // Uploaded files survive a reload until they are used: kept in this tab's session, shown from the server.
+  const storageKey = `framehook:uploads:${modelId}:${field.name}`;
+  const restored = useRef(false);
+  useEffect(() => {
+    // After the first paint, as the server rendered the field empty (it has no session storage).
+    const frame = requestAnimationFrame(() => {
+      try {
+        const saved = JSON.parse(sessionStorage.getItem(storageKey) ?? "[]") as Pick<Item, "name" | "video" | "upload">[];
+        const kept = saved.filter((item) => item.upload?.id).map((item) => ({ ...item, key: `${baseId}-${item.upload!.id}`, previewUrl: `/api/uploads/${item.upload!.id}`, status: "done" as const, progress: 1 }));
+        if (kept.length) setItems(kept);
+      } catch {
+        // Nothing usable saved: start empty.
+      }
+      restored.current = true;
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [storageKey, baseId]);
+  useEffect(() => {
+    if (!restored.current) return;
+    const done = items.filter((item) => item.status === "done").map(({ name, video, upload }) => ({ name, video, upload }));
+    try {
+      if (done.length) sessionStorage.setItem(storageKey, JSON.stringify(done));
+      else sessionStorage.removeItem(storageKey);
+    } catch {
+      // Private mode or a full quota: uploads then last as long as the page.
+    }
+  }, [items, storageKey]);
 
   // The form's reset (after a successful submission) empties the field too.
   useEffect(() => {
@@ -106,7 +135,7 @@ export function MediaField({ field, modelId, modelLabel, errors }: { field: Medi
 
   function remove(item: Item) {
     if (item.abort) return item.abort();
-    URL.revokeObjectURL(item.previewUrl);
+    if (item.previewUrl.startsWith("blob:")) URL.revokeObjectURL(item.previewUrl);
     setItems((all) => all.filter((i) => i.key !== item.key));
     // An upload no generation used goes at once rather than after the unused-upload delay.
     if (item.upload) void fetch(`/api/uploads/${item.upload.id}`, { method: "DELETE" }).catch(() => undefined);

@@ -9,12 +9,18 @@ import { expect, test } from "./fixtures";
 const FRAMES = "alpha-2.5-first-last-frame-480p";
 const png = (name: string, width = 640, height = 480) => ({ name, mimeType: "image/png", buffer: fixtures.image({ width, height }) });
 
-test("two images as first and last frame: uploaded, fetched by the gateway, and the video arrives", async ({ gallery, simulator, page }) => {
+test("two images as first and last frame: uploaded (kept across a reload), fetched by the gateway, and the video arrives", async ({ gallery, simulator, page }) => {
   const prompt = simulator.prompt("The bud opens into a flower");
   await gallery.goto();
   await gallery.chooseModel(FRAMES);
   await gallery.attach("First frame", png("bud.png"));
   await gallery.attach("Last frame", png("flower.png", 800, 600));
+  // Uploaded files survive a reload until they are used.
+  await page.reload();
+  await gallery.chooseModel(FRAMES);
+  await expect(gallery.mediaField("Last frame").getByTestId("upload-item")).toHaveAttribute("data-status", "done");
+  // Its preview now comes from the server (the owner-scoped upload route).
+  await expect(gallery.mediaField("Last frame").locator("img")).toHaveJSProperty("naturalWidth", 800);
   await expect(gallery.mediaField("First frame").getByTestId("upload-facts")).toContainText("640 × 480 px");
   await expect(gallery.mediaField("Last frame").getByTestId("upload-facts")).toContainText("800 × 600 px");
   await page.screenshot({ path: test.info().outputPath("frames-uploaded.png"), fullPage: false });
@@ -28,7 +34,11 @@ test("two images as first and last frame: uploaded, fetched by the gateway, and 
     ["last_frame_url", 200, true],
   ]);
   expect(fetched[0]!.url).toMatch(/\/api\/inputs\/upl_[a-z0-9]{24}\?expires=\d+&sig=/);
-  // The form is ready for the next one: the uploads went with the submission.
+  // The form is ready for the next one: the uploads went with the submission, and a reload does not bring them back.
+  await expect(gallery.mediaField("First frame").getByTestId("upload-item")).toHaveCount(0);
+  expect(await page.evaluate(() => Object.keys(sessionStorage).filter((key) => key.startsWith("framehook:uploads:")))).toEqual([]);
+  await page.reload();
+  await gallery.chooseModel(FRAMES);
   await expect(gallery.mediaField("First frame").getByTestId("upload-item")).toHaveCount(0);
 });
 
