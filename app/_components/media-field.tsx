@@ -7,6 +7,7 @@
 // then they are kept in the tab's session, so a reload does not lose them.
 import { useEffect, useId, useRef, useState } from "react";
 import type { MediaFieldSpec } from "@/lib/models/catalog";
+import { readSavedUploads, saveUploads, uploadSessionKey, watchSavedUploads } from "./upload-session";
 import { describeLimits, FORMAT_CONTENT_TYPE, formatBytes, formatSeconds, isVideoLimits, mediaProblems, type MediaFormat } from "@/lib/models/media-limits";
 
 type Uploaded = { id: string; width: number; height: number; durationSeconds: number | null; fps: number | null; size: number };
@@ -41,31 +42,25 @@ export function MediaField({ field, modelId, modelLabel, errors }: { field: Medi
   const update = (key: string, change: Partial<Item>) => setItems((all) => all.map((item) => (item.key === key ? { ...item, ...change } : item)));
 
   // Uploaded files survive a reload until they are used: kept in this tab's session, shown from the server.
-  const storageKey = `framehook:uploads:${modelId}:${field.name}`;
+  const storageKey = uploadSessionKey(modelId, field.name);
   const restored = useRef(false);
   useEffect(() => {
-    // After the first paint, as the server rendered the field empty (it has no session storage).
-    const frame = requestAnimationFrame(() => {
-      try {
-        const saved = JSON.parse(sessionStorage.getItem(storageKey) ?? "[]") as Pick<Item, "name" | "video" | "upload">[];
-        const kept = saved.filter((item) => item.upload?.id).map((item) => ({ ...item, key: `${baseId}-${item.upload!.id}`, previewUrl: `/api/uploads/${item.upload!.id}`, status: "done" as const, progress: 1 }));
-        if (kept.length) setItems(kept);
-      } catch {
-        // Nothing usable saved: start empty.
-      }
+    const restore = () => {
+      const kept = readSavedUploads(storageKey).map((item) => ({ ...item, key: `${baseId}-${item.upload.id}`, previewUrl: `/api/uploads/${item.upload.id}`, status: "done" as const, progress: 1 }));
+      if (kept.length) setItems(kept);
       restored.current = true;
-    });
-    return () => cancelAnimationFrame(frame);
+    };
+    // After the first paint, as the server rendered the field empty (it has no session storage).
+    const frame = requestAnimationFrame(restore);
+    // "Use last frame as first frame" puts an upload here while the field is showing.
+    const unwatch = watchSavedUploads(storageKey, restore);
+    return () => {
+      cancelAnimationFrame(frame);
+      unwatch();
+    };
   }, [storageKey, baseId]);
   useEffect(() => {
-    if (!restored.current) return;
-    const done = items.filter((item) => item.status === "done").map(({ name, video, upload }) => ({ name, video, upload }));
-    try {
-      if (done.length) sessionStorage.setItem(storageKey, JSON.stringify(done));
-      else sessionStorage.removeItem(storageKey);
-    } catch {
-      // Private mode or a full quota: uploads then last as long as the page.
-    }
+    if (restored.current) saveUploads(storageKey, items.filter((item) => item.status === "done").map(({ name, video, upload }) => ({ name, video, upload: upload! })));
   }, [items, storageKey]);
 
   // The form's reset (after a successful submission) empties the field too.

@@ -120,6 +120,19 @@ const rate = (fraction: string | undefined): number | null => {
   return n && d && Number.isFinite(n / d) && n / d > 0 ? n / d : null;
 };
 
+/**
+ * The first or the last frame of a video, at full size, as a PNG at
+ * `output` (the last: every frame of the final second is decoded, and the
+ * last one written stays). False when there is no decodable frame.
+ */
+export async function extractFrame({ file, which, output, timeoutMs = DEFAULT_TIMEOUT_MS }: { file: string; which: "first" | "last"; output: string; timeoutMs?: number }): Promise<boolean> {
+  const probe = await probeMedia({ file, timeoutMs });
+  if (!probe || probe.width > MAX_DIMENSION || probe.height > MAX_DIMENSION) return false;
+  const frames = which === "last" ? ["-sseof", "-1", "-i", file, "-map", "0:v:0", "-update", "1"] : ["-i", file, "-map", "0:v:0", "-frames:v", "1"];
+  const out = await run("ffmpeg", ["-nostdin", "-v", "error", "-threads", "1", ...frames, "-an", "-sn", "-dn", "-c:v", "png", "-f", "image2", "-y", output], { timeoutMs, maxBytes: MAX_PROBE_BYTES });
+  return out !== null;
+}
+
 export type RewriteFormat = "png" | "jpeg" | "webp" | "mp4" | "mov" | "webm";
 
 /**

@@ -83,3 +83,24 @@ test("a wrong type, an oversize file and a too-long clip: each a message naming 
   expect(uploads.every((status) => status >= 400)).toBe(true);
   await expect(page.locator('input[type="hidden"][name="input.reference_video_urls"]')).toHaveValue("");
 });
+
+test("use last frame as first frame: a Ready video's last frame, from the kit's copy, fills the form and submits", async ({ gallery, simulator, page }) => {
+  const first = simulator.prompt("A paper lantern rising over a river");
+  await gallery.goto();
+  await gallery.submit(first, { "Duration (s)": "2" });
+  await expect(gallery.badge(first)).toHaveText("Ready");
+  // Offered once the video is kept here (the gateway's own link expires).
+  await gallery.card(first).getByRole("button", { name: /^Use last frame as first frame/ }).click({ timeout: 30_000 });
+  await expect(page.getByLabel("Model")).toHaveValue(FRAMES);
+  await expect(gallery.mediaField("First frame").getByTestId("upload-facts")).toContainText("480 × 270 px", { timeout: 20_000 });
+
+  const next = simulator.prompt("The lantern drifts into the clouds");
+  await gallery.attach("Last frame", png("clouds.png"));
+  await gallery.submit(next, { "Duration (s)": "2" });
+  await expect(gallery.badge(next)).toHaveText("Ready");
+  const fetched = await simulator.inputs();
+  expect(fetched.map((f) => [f.field, f.ok])).toEqual([
+    ["first_frame_url", true],
+    ["last_frame_url", true],
+  ]);
+});

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { markupScanner, readImageSize, sniffFormat } from "@/lib/media/sniff";
-import { probeVideo, rewriteMedia } from "@/lib/media/toolchain";
+import { extractFrame, probeVideo, rewriteMedia } from "@/lib/media/toolchain";
 import * as fixtures from "../support/media-fixtures";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-sniff-"));
@@ -82,5 +82,15 @@ describe("video container facts", () => {
     const cut = await probeVideo({ file: onDisk(fixtures.truncated(fixtures.clip({ seconds: 3 }))) });
     expect(cut === null || cut.packets! / cut.fps! < cut.durationSeconds! * 0.9).toBe(true);
     expect(await probeVideo({ file: onDisk(fixtures.truncated(fixtures.clip({ seconds: 3, faststart: false }))) })).toBeNull();
+  });
+
+  test("the first and the last frame of a clip: full-size PNGs, different pictures", async () => {
+    const file = onDisk(fixtures.clip({ seconds: 2, width: 480, height: 270 }));
+    const [first, last] = [path.join(dir, "first.png"), path.join(dir, "last.png")];
+    expect(await extractFrame({ file, which: "first", output: first })).toBe(true);
+    expect(await extractFrame({ file, which: "last", output: last })).toBe(true);
+    for (const frame of [first, last]) expect(await readImageSize(frame, "png")).toEqual({ width: 480, height: 270 });
+    expect(fs.readFileSync(first).equals(fs.readFileSync(last))).toBe(false);
+    expect(await extractFrame({ file: onDisk(fixtures.plainText()), which: "last", output: path.join(dir, "none.png") })).toBe(false);
   });
 });
