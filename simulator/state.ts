@@ -8,7 +8,8 @@ import type { MediaRecord } from "./media";
 import { ScenarioBook } from "./scenarios";
 import { RateLimiter } from "./throttle";
 
-export type RequestRecord = { method: string; path: string; status: number; taskId?: string; prompt?: string; at: number };
+/** `delayedMs`: the latency the simulator added before answering (SIMULATOR_LATENCY_MS, a scenario's latencyMs). */
+export type RequestRecord = { method: string; path: string; status: number; taskId?: string; prompt?: string; at: number; delayedMs: number };
 
 /** "status": API calls answer `status`; "reset": their connections are cut without an answer. */
 export type Outage = { mode: "status"; status: number; until: number } | { mode: "reset"; until: number };
