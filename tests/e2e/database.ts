@@ -21,6 +21,8 @@ export async function executeInAppDatabase(sql: string, args: (string | number |
   }
   const db = createClient({ url: `file:${path.resolve(E2E_DATABASE_URL.slice("file:".length))}` });
   try {
+    // The app writes at the same time (other flows run in parallel): wait for its lock rather than fail.
+    await db.execute("PRAGMA busy_timeout = 10000");
     await db.execute({ sql, args: args.map((a) => (a instanceof Date ? a.toISOString() : a)) });
   } finally {
     db.close();
