@@ -29,8 +29,6 @@ export type Task = {
 
 export type SubmitRefusal = { status: number; code: string; message: string; retryAfterSeconds?: number };
 
-const SAMPLES = ["sample-1.mp4", "sample-2.mp4", "sample-3.mp4"];
-
 export class SimulatedGateway {
   readonly tasks = new Map<string, Task>();
   balance: number;
@@ -41,6 +39,8 @@ export class SimulatedGateway {
     private config: SimulatorConfig,
     private publicUrl: () => string,
     private onTerminal: (task: Task) => void,
+    /** The result file's name (simulator/clips.ts): by the model and aspect ratio asked for. */
+    private resultName: (task: Task, sampleIndex: number) => string,
   ) {
     this.balance = config.SIMULATOR_START_CREDITS;
   }
@@ -105,8 +105,8 @@ export class SimulatedGateway {
       task.creditsConsumed = task.cost;
       // Clamped: POST /__control/credits may have set the balance below what was held.
       this.balance = Math.max(0, round(this.balance - task.cost));
-      const sample = SAMPLES[parseInt(task.taskId.slice(-2), 16) % SAMPLES.length];
-      task.resultUrls = [`${this.publicUrl()}/media/${task.taskId}/${sample}`];
+      const name = this.resultName(task, parseInt(task.taskId.slice(-2), 16));
+      task.resultUrls = [`${this.publicUrl()}/media/${task.taskId}/${name}`];
     } else {
       task.state = "FAILURE";
       task.failCode = task.scenario?.failCode ?? "generation_failed";

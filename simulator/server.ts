@@ -84,6 +84,7 @@ export function createSimulator(config: SimulatorConfig) {
     server,
     state,
     gateway: state.gateway,
+    clips: state.clips,
     async listen(): Promise<string> {
       await listen();
       port = (server.address() as AddressInfo).port;

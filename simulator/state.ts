@@ -2,6 +2,7 @@
 // defaults, changeable at run time), the account, scenarios, keys, throttling,
 // outages, and the records tests read back through /__control.
 import { CallbackSender } from "./callbacks";
+import { createClipLibrary } from "./clips";
 import type { SimulatorConfig } from "./config";
 import { SimulatedGateway } from "./gateway";
 import type { MediaRecord } from "./media";
@@ -22,13 +23,16 @@ export function createState(config: SimulatorConfig, publicUrl: () => string) {
     if (config.SIMULATOR_LOG === "requests") console.log(`[simulator] ${line}`);
   };
   const callbacks = new CallbackSender(config, log);
+  const clips = createClipLibrary({ mode: config.SIMULATOR_CLIPS, cacheDir: config.SIMULATOR_CLIP_CACHE_DIR });
   const state = {
     /** The live settings: `config` itself, mutated by PATCH /__control/config and restored by reset. */
     settings: config,
     initial,
     log,
     callbacks,
-    gateway: new SimulatedGateway(config, publicUrl, (task) => callbacks.dispatch(task)),
+    /** The result files: real-size clips, or the committed samples. */
+    clips,
+    gateway: new SimulatedGateway(config, publicUrl, (task) => callbacks.dispatch(task), clips.nameFor),
     scenarios: new ScenarioBook(),
     limiter: new RateLimiter(() => ({ limit: config.SIMULATOR_RATE_LIMIT, windowMs: config.SIMULATOR_RATE_LIMIT_WINDOW_MS })),
     keys: new Set([config.SIMULATOR_API_KEY, ...config.SIMULATOR_EXTRA_API_KEYS]),
