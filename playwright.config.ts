@@ -72,6 +72,8 @@ export default defineConfig({
   fullyParallel: true,
   forbidOnly: !!process.env.CI,
   retries: process.env.CI ? 1 : 0,
+  // A retry shows a flake in the report; it never turns a flake into a pass on CI.
+  failOnFlakyTests: !!process.env.CI,
   workers: 2,
   timeout: 60_000,
   expect: { timeout: 15_000 },

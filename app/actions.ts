@@ -4,7 +4,7 @@
 // call one domain function, answer a typed state for the client.
 import { headers } from "next/headers";
 import { z } from "zod";
-import { AppError } from "@/lib/errors";
+import { AppError, toAppError } from "@/lib/errors";
 import type { Generation } from "@/lib/generations/generation";
 import { retryGeneration } from "@/lib/generations/retry";
 import { FRAME_TARGET, uploadFrameOfResult } from "@/lib/media/frame-upload";
@@ -46,9 +46,9 @@ export async function submitGenerationAction(_previous: SubmitState, formData: F
     if (error) return { status: "error", message: error.message, generation };
     return { status: "success", message: "Submitted. Your video will appear in the gallery.", generation };
   } catch (error) {
-    if (error instanceof AppError) return { status: "error", message: error.message, fieldErrors: error.fields };
-    console.error("[framehook] submit failed", error);
-    return { status: "error", message: "Something went wrong. Please try again." };
+    // An outage of the database reads "briefly unavailable", anything unexpected "something went wrong"; the detail is logged.
+    const { message, fields } = toAppError(error);
+    return { status: "error", message, fieldErrors: fields };
   }
 }
 
@@ -103,7 +103,6 @@ async function onOwnGeneration(
 }
 
 function failure(error: unknown, what: string): CardActionState {
-  if (error instanceof AppError) return { status: "error", message: error.message };
-  console.error(`[framehook] ${what} failed`, error);
-  return { status: "error", message: "Something went wrong. Please try again." };
+  if (!(error instanceof AppError)) console.error(`[framehook] ${what} failed`);
+  return { status: "error", message: toAppError(error).message };
 }

@@ -1,5 +1,6 @@
 // One error type for everything the app tells a client: a code, its HTTP
 // status, and a message safe to show. Internal detail goes to the log only.
+import { isDatabaseUnavailable } from "@/lib/database/errors";
 
 export const ERROR_STATUS = {
   invalid_input: 422,
@@ -24,6 +25,8 @@ export const ERROR_STATUS = {
   gateway_rejected: 502,
   gateway_unavailable: 503,
   storage_unavailable: 503,
+  /** The database is down, restarting, or too busy to answer in time: come back shortly. */
+  database_unavailable: 503,
   internal: 500,
 } as const;
 
@@ -45,10 +48,29 @@ export class AppError extends Error {
   }
 }
 
+/** Seconds a client is asked to wait when the database is unavailable: about what a server restart or a failover takes. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * What to tell the client about any error: an AppError as it is; an outage
+ * of the database as a 503 to retry (it is not the request's fault, nor the
+ * app's bug); anything else as a 500 that names nothing. The detail of the
+ * last two goes to the log.
+ */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  if (isDatabaseUnavailable(error)) {
+    console.error("[framehook] database unavailable:", error instanceof Error ? error.message : error);
+    return new AppError("database_unavailable", "The service is briefly unavailable. Please try again in a few seconds.", undefined, {
+      "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS),
+    });
+  }
+  console.error("[framehook] unexpected error", error);
+  return new AppError("internal", "Something went wrong. Please try again.");
+}
+
 export function errorResponse(error: unknown): Response {
-  const appError =
-    error instanceof AppError ? error : new AppError("internal", "Something went wrong. Please try again.");
-  if (!(error instanceof AppError)) console.error("[framehook] unexpected error", error);
+  const appError = toAppError(error);
   const { code, message, fields } = appError;
   return Response.json(
     { error: { code, message, ...(fields ? { fields } : {}) } },

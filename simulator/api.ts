@@ -16,7 +16,7 @@ export async function handleApi(state: SimulatorState, req: http.IncomingMessage
     const headers: Record<string, string> = Number.isFinite(outage.until) ? { "Retry-After": String(Math.max(1, Math.ceil((outage.until - Date.now()) / 1000))) } : {};
     return errorReply(outage.status, outage.status === 503 ? "maintenance" : "unavailable", "The gateway is down for maintenance.", {}, headers);
   }
-  await sleep(settings.SIMULATOR_LATENCY_MS + Math.random() * settings.SIMULATOR_LATENCY_JITTER_MS);
+  await delay(req, settings.SIMULATOR_LATENCY_MS + Math.random() * settings.SIMULATOR_LATENCY_JITTER_MS);
 
   const api = pathname.match(/^\/api\/(?:generate(?:\/([^/]+))?|credits)$/);
   if (!api) return errorReply(404, "not_found", `No route ${req.method} ${pathname}.`);
@@ -50,7 +50,7 @@ async function route(state: SimulatorState, req: http.IncomingMessage, pathname:
   const id = decodeURIComponent(taskId!);
   const task = state.gateway.get(id);
   if (!task) return errorReply(404, "task_not_found", `No task ${id.slice(0, 100)}.`);
-  await sleep(task.scenario?.latencyMs ?? 0);
+  await delay(req, task.scenario?.latencyMs ?? 0);
   if (task.scenario?.statusStatus) return refusal(task.scenario.statusStatus, task.scenario.retryAfterSeconds);
   return { status: 200, body: taskView(task) };
 }
@@ -59,13 +59,20 @@ async function submit(state: SimulatorState, req: http.IncomingMessage): Promise
   const request = validateGenerateRequest(await readJson(req));
   if (isInvalid(request)) return errorReply(request.status, request.code, request.message, request.field ? { field: request.field } : {});
   const scenario = state.scenarios.take(String(request.input.prompt));
-  await sleep(scenario?.latencyMs ?? 0);
+  await delay(req, scenario?.latencyMs ?? 0);
   if (scenario?.submitDrop === "before") return cut(req);
   if (scenario?.submitStatus) return refusal(scenario.submitStatus, scenario.retryAfterSeconds);
   const result = state.gateway.submit({ ...request, scenario });
   if (!("taskId" in result)) return errorReply(result.status, result.code, result.message);
   if (scenario?.submitDrop === "after") return cut(req);
   return { status: 200, body: { taskId: result.taskId } };
+}
+
+/** Waits `ms` before answering, and adds it to the request's record (`delayedMs`), so tests read the latency applied rather than time it. */
+async function delay(req: http.IncomingMessage, ms: number): Promise<void> {
+  if (ms <= 0) return;
+  (req as { delayedMs?: number }).delayedMs = ((req as { delayedMs?: number }).delayedMs ?? 0) + Math.round(ms);
+  await sleep(ms);
 }
 
 /** Which of the account's keys the header carries; compared in constant time. */

@@ -49,6 +49,10 @@ const schema = z.object({
   SIMULATOR_LOG: z.enum(["requests", "quiet"]).default("requests"),
   /** The balance at start and after a reset without credits (POST /__control/credits sets it at run time). */
   SIMULATOR_START_CREDITS: num(100),
+  /** Results: "real-size" clips made with the system's FFmpeg (samples without it), or always the small "samples". */
+  SIMULATOR_CLIPS: z.enum(["real-size", "samples"]).default("real-size"),
+  /** Where real-size clips are cached; empty: a folder in the OS temp dir, shared by every simulator on the machine. */
+  SIMULATOR_CLIP_CACHE_DIR: z.string().default(""),
   ...runtimeShape,
 });
 

@@ -34,8 +34,6 @@ export type Task = {
 
 export type SubmitRefusal = { status: number; code: string; message: string; retryAfterSeconds?: number };
 
-const SAMPLES = ["sample-1.mp4", "sample-2.mp4", "sample-3.mp4"];
-
 export class SimulatedGateway {
   readonly tasks = new Map<string, Task>();
   balance: number;
@@ -46,6 +44,8 @@ export class SimulatedGateway {
     private config: SimulatorConfig,
     private publicUrl: () => string,
     private onTerminal: (task: Task) => void,
+    /** The result file's name (simulator/clips.ts): by the model and aspect ratio asked for. */
+    private resultName: (task: Task, sampleIndex: number) => string,
     private onInputFetched: (fetch: InputFetch) => void = () => {},
   ) {
     this.balance = config.SIMULATOR_START_CREDITS;
@@ -121,8 +121,8 @@ export class SimulatedGateway {
       task.creditsConsumed = task.cost;
       // Clamped: POST /__control/credits may have set the balance below what was held.
       this.balance = Math.max(0, round(this.balance - task.cost));
-      const sample = SAMPLES[parseInt(task.taskId.slice(-2), 16) % SAMPLES.length];
-      task.resultUrls = [`${this.publicUrl()}/media/${task.taskId}/${sample}`];
+      const name = this.resultName(task, parseInt(task.taskId.slice(-2), 16));
+      task.resultUrls = [`${this.publicUrl()}/media/${task.taskId}/${name}`];
     } else {
       task.state = "FAILURE";
       task.failCode = task.inputFailure ? "input_fetch_failed" : (task.scenario?.failCode ?? "generation_failed");

@@ -6,6 +6,11 @@ const config = loadConfig();
 const simulator = createSimulator(config);
 const url = await simulator.listen();
 console.log(`[simulator] gateway simulator listening on ${url} (API key: SIMULATOR_API_KEY, ${config.SIMULATOR_START_CREDITS} credits)`);
+// In the background: a result served before this ends waits only for its own clip.
+simulator.clips.prepare().then(
+  ({ made, ms }) => made > 0 && ms > 1000 && console.log(`[simulator] made ${made} real-size result clips in ${ms}ms (cached in ${simulator.clips.dir})`),
+  (error: unknown) => console.error("[simulator] could not make the result clips:", error),
+);
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {

@@ -1,15 +1,14 @@
-// Result files: the committed sample clips (or, for a scenario's `media.sizeBytes`,
-// a file generated on the fly), served under each task's result URL with byte
-// ranges (so a <video> can seek) until the URL expires (410). A scenario's
-// `media` options make downloads slow, failing, cut short or redirected.
+// Result files: real-size clips or the committed samples (clips.ts), or for a
+// scenario's `media.sizeBytes` a file generated on the fly, served under each
+// task's result URL with byte ranges (so a <video> can seek) until the URL
+// expires (410). A scenario's `media` options make downloads slow, failing,
+// cut short or redirected.
 import fs from "node:fs";
 import type http from "node:http";
-import path from "node:path";
 import { Readable } from "node:stream";
 import { errorReply, methodNotAllowed, sleep, type Reply } from "./http";
 import type { SimulatorState } from "./state";
 
-const MEDIA_DIR = path.join(import.meta.dirname, "media");
 const BLOCK = Buffer.from(Array.from({ length: 64 * 1024 }, (_, i) => (i * 31 + 7) % 251));
 
 export type MediaRecord = { taskId: string; method: string; status: number; range: string | null; bytes: number; at: number };
@@ -17,7 +16,7 @@ export type MediaRecord = { taskId: string; method: string; status: number; rang
 export async function serveMedia(state: SimulatorState, req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<Reply | null> {
   if (req.method !== "GET" && req.method !== "HEAD") return methodNotAllowed("GET, HEAD");
   const { gateway } = state;
-  const match = url.pathname.match(/^\/media\/([^/]+)\/(sample-\d\.mp4)$/);
+  const match = url.pathname.match(/^\/media\/([^/]+)\/([a-z0-9-]+\.mp4)$/);
   const task = match ? gateway.tasks.get(match[1]!) : undefined;
   if (!match || !task || task.state !== "SUCCESS" || !task.resultUrls.some((u) => u.endsWith(url.pathname))) {
     return errorReply(404, "not_found", "No such result.");
@@ -38,7 +37,9 @@ export async function serveMedia(state: SimulatorState, req: http.IncomingMessag
   }
   if (failing && options.status) return errorReply(options.status, "media_error", `Simulated download error ${options.status}.`);
 
-  const size = options.sizeBytes ?? fs.statSync(path.join(MEDIA_DIR, match[2]!)).size;
+  const file = options.sizeBytes ? null : await state.clips.file(match[2]!);
+  if (!file && !options.sizeBytes) return errorReply(404, "not_found", "No such result.");
+  const size = options.sizeBytes ?? (file ? fs.statSync(file).size : 0);
   const headers: Record<string, string | number> = {
     "Content-Type": "video/mp4",
     "Accept-Ranges": "bytes",
@@ -56,7 +57,7 @@ export async function serveMedia(state: SimulatorState, req: http.IncomingMessag
     res.end();
     return null;
   }
-  const body = options.sizeBytes ? generated(start, end) : fs.createReadStream(path.join(MEDIA_DIR, match[2]!), { start, end });
+  const body = file ? fs.createReadStream(file, { start, end }) : generated(start, end);
   const cutAfter = failing ? options.truncateAfterBytes : undefined;
   record.bytes = await send(res, body, { bytesPerSecond: options.bytesPerSecond, cutAfter });
   return null;

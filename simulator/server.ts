@@ -45,7 +45,7 @@ export function createSimulator(config: SimulatorConfig) {
   });
 
   function record(req: http.IncomingMessage, pathname: string, status: number, at: number) {
-    const entry: RequestRecord = { method: req.method ?? "?", path: pathname, status, at };
+    const entry: RequestRecord = { method: req.method ?? "?", path: pathname, status, at, delayedMs: (req as { delayedMs?: number }).delayedMs ?? 0 };
     const body = (req as { parsedBody?: unknown }).parsedBody as { input?: { prompt?: unknown } } | undefined;
     if (typeof body?.input?.prompt === "string") entry.prompt = body.input.prompt;
     const taskId = pathname.match(/^\/api\/generate\/([^/]+)$/)?.[1];
@@ -84,6 +84,7 @@ export function createSimulator(config: SimulatorConfig) {
     server,
     state,
     gateway: state.gateway,
+    clips: state.clips,
     async listen(): Promise<string> {
       await listen();
       port = (server.address() as AddressInfo).port;

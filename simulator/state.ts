@@ -2,6 +2,7 @@
 // defaults, changeable at run time), the account, scenarios, keys, throttling,
 // outages, and the records tests read back through /__control.
 import { CallbackSender } from "./callbacks";
+import { createClipLibrary } from "./clips";
 import type { SimulatorConfig } from "./config";
 import { SimulatedGateway } from "./gateway";
 import type { InputFetch } from "./inputs";
@@ -9,7 +10,8 @@ import type { MediaRecord } from "./media";
 import { ScenarioBook } from "./scenarios";
 import { RateLimiter } from "./throttle";
 
-export type RequestRecord = { method: string; path: string; status: number; taskId?: string; prompt?: string; at: number };
+/** `delayedMs`: the latency the simulator added before answering (SIMULATOR_LATENCY_MS, a scenario's latencyMs). */
+export type RequestRecord = { method: string; path: string; status: number; taskId?: string; prompt?: string; at: number; delayedMs: number };
 
 /** "status": API calls answer `status`; "reset": their connections are cut without an answer. */
 export type Outage = { mode: "status"; status: number; until: number } | { mode: "reset"; until: number };
@@ -23,13 +25,16 @@ export function createState(config: SimulatorConfig, publicUrl: () => string) {
   };
   const callbacks = new CallbackSender(config, log);
   const inputs: InputFetch[] = [];
+  const clips = createClipLibrary({ mode: config.SIMULATOR_CLIPS, cacheDir: config.SIMULATOR_CLIP_CACHE_DIR });
   const state = {
     /** The live settings: `config` itself, mutated by PATCH /__control/config and restored by reset. */
     settings: config,
     initial,
     log,
     callbacks,
-    gateway: new SimulatedGateway(config, publicUrl, (task) => callbacks.dispatch(task), (fetch) => {
+    /** The result files: real-size clips, or the committed samples. */
+    clips,
+    gateway: new SimulatedGateway(config, publicUrl, (task) => callbacks.dispatch(task), clips.nameFor, (fetch) => {
       inputs.push(fetch);
       if (inputs.length > 10_000) inputs.shift();
     }),

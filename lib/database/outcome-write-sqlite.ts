@@ -69,7 +69,7 @@ export function createSqliteOutcomeWriter({
         const group = queue.splice(0, GROUP_MAX);
         try {
           const written = await commit(group.map((q) => q.write));
-          group.forEach((q, i) => q.resolve(written[i]!));
+          answerInTurns(group.map((q, i) => () => q.resolve(written[i]!)));
         } catch (error) {
           if (group.length === 1) group[0]!.reject(error);
           else for (const q of group) await commit([q.write]).then(([written]) => q.resolve(written!), q.reject);
@@ -85,6 +85,20 @@ export function createSqliteOutcomeWriter({
       queue.push({ write, resolve, reject });
       if (!draining) void drain();
     });
+}
+
+/**
+ * Answers each caller in a turn of the event loop of its own: answered at
+ * once, a group's callers would all go on (events, responses) in one long
+ * stretch of the main thread, stalling every other request for its length.
+ */
+function answerInTurns(answers: (() => void)[]): void {
+  const answer = (i: number) => {
+    if (i >= answers.length) return;
+    answers[i]!();
+    setImmediate(answer, i + 1);
+  };
+  answer(0);
 }
 
 function statementsOf(write: OutcomeWrite): InStatement[] {

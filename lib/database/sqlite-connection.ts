@@ -14,7 +14,11 @@
 // The rules here: a connection that saw a lock error runs nothing else
 // (it is closed and replaced), and every transaction begins IMMEDIATE and
 // always ends, with a ROLLBACK if its COMMIT failed.
-import { createClient, type Client, type Config, type InStatement, type ResultSet, type Transaction } from "@libsql/client";
+//
+// The connection itself lives on the SQLite thread (sqlite-thread.ts), so
+// that statements and commits never stall the main thread's event loop.
+import type { Client, Config, InStatement, ResultSet, Transaction } from "@libsql/client";
+import { openSqliteHandle, type SqliteHandle } from "./sqlite-thread";
 
 const SQLITE_BUSY = 5;
 const SQLITE_LOCKED = 6;
@@ -29,7 +33,7 @@ export class SqliteConnection implements Client {
   readonly protocol = "file";
   closed = false;
   readonly #config: Config;
-  #db: Client;
+  #db: SqliteHandle;
   /** The open transaction, if any: other statements wait for it to end (#acquire). */
   #transaction: { poisoned: boolean } | undefined;
   /** Settles when the last holder of the connection releases it. */
@@ -39,7 +43,7 @@ export class SqliteConnection implements Client {
 
   constructor(config: Config) {
     this.#config = config;
-    this.#db = createClient(config);
+    this.#db = openSqliteHandle(config);
   }
 
   execute(stmt: InStatement): Promise<ResultSet> {
@@ -104,15 +108,18 @@ export class SqliteConnection implements Client {
     };
   }
 
-  async batch(stmts: InStatement[]): Promise<ResultSet[]> {
-    const tx = await this.transaction();
-    try {
-      const results = await tx.batch(stmts);
-      await tx.commit();
-      return results;
-    } finally {
-      tx.close();
-    }
+  /**
+   * The statements in one transaction, sent to the SQLite thread whole: the
+   * write lock is held for the statements alone, never across a turn of this
+   * thread's busy event loop. BEGIN IMMEDIATE and the ROLLBACK of any failure
+   * are the thread's (sqlite-thread.ts); a lock error retires the connection
+   * as in a transaction.
+   */
+  batch(stmts: InStatement[]): Promise<ResultSet[]> {
+    return this.#exclusive(async () => {
+      await this.#ensureWal();
+      return this.#run(() => this.#db.transaction(stmts));
+    });
   }
 
   executeMultiple(sql: string): Promise<void> {
@@ -122,8 +129,9 @@ export class SqliteConnection implements Client {
     });
   }
 
+  /** Embedded replicas only; a plain file has nothing to sync. */
   sync(): Promise<void> {
-    return this.#db.sync();
+    return Promise.resolve();
   }
 
   close(): void {
@@ -186,6 +194,6 @@ export class SqliteConnection implements Client {
    */
   #replace(): void {
     this.#db.close();
-    this.#db = createClient(this.#config);
+    this.#db = openSqliteHandle(this.#config);
   }
 }

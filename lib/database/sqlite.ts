@@ -38,7 +38,8 @@ export function createSqliteDatabase({ url, authToken, lockWaitMs = 5_000 }: { u
 
   // Another writer's lock is waited out here, asynchronously, rather than
   // with SQLite's busy_timeout: libSQL's driver is synchronous, so
-  // busy_timeout would stall the whole event loop (every request) while it
+  // busy_timeout would stall the thread that owns the connection
+  // (sqlite-thread.ts), and every statement of the process behind it, while it
   // waits. Between tries the connection is free, so reads go on during another
   // connection's lock. (WAL mode is the connection's business: sqlite-connection.ts.)
   const prisma = client.$extends({

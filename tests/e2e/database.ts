@@ -6,6 +6,9 @@ import pg from "pg";
 import { databaseEngine } from "../../lib/database/engine";
 import { E2E_DATABASE_URL } from "../../playwright.config";
 
+/** How long a planted row waits for the app's write lock (the app holds it for one statement or transaction at a time). */
+const LOCK_WAIT_MS = 10_000;
+
 /** Runs one statement with `?` placeholders against the app's database. */
 export async function executeInAppDatabase(sql: string, args: (string | number | Date)[]): Promise<void> {
   if (databaseEngine(E2E_DATABASE_URL) === "postgres") {
@@ -21,6 +24,9 @@ export async function executeInAppDatabase(sql: string, args: (string | number |
   }
   const db = createClient({ url: `file:${path.resolve(E2E_DATABASE_URL.slice("file:".length))}` });
   try {
+    // The app is writing for the other tests running beside this one: wait for
+    // its write lock to be free, as a second writer must, rather than fail on it.
+    await db.execute(`PRAGMA busy_timeout = ${LOCK_WAIT_MS}`);
     await db.execute({ sql, args: args.map((a) => (a instanceof Date ? a.toISOString() : a)) });
   } finally {
     db.close();

@@ -57,7 +57,7 @@ describe.skipIf(testEngine() === "postgres")("SQLite's write lock taken again an
     const random = seededRandom(19);
     const marker = uniqueMarker("locks");
     await app.simulator.scenario({ match: marker, pendingMs: 150 });
-    const submits: Promise<{ status: number; body: Record<string, unknown> }>[] = [];
+    const submits: ReturnType<typeof submitPrompt>[] = [];
     let lock: DatabaseLock | undefined;
     try {
       for (let round = 0; round < ROUNDS; round++) {
@@ -74,9 +74,10 @@ describe.skipIf(testEngine() === "postgres")("SQLite's write lock taken again an
       await lock?.release();
     }
 
-    // A submit refused during a lock answers 500 (never a 2xx for nothing stored).
+    // A submit refused during a lock answers 503 with Retry-After (never a 2xx for nothing stored, never a 500).
     const answered = await Promise.all(submits);
-    expect(answered.filter(({ status }) => status !== 201 && status !== 500).map(({ status }) => status)).toEqual([]);
+    expect(answered.filter(({ status }) => status !== 201 && status !== 503).map(({ status }) => status)).toEqual([]);
+    expect(answered.filter(({ status, headers }) => status === 503 && !headers.get("retry-after"))).toEqual([]);
     expect(answered.filter(({ status }) => status === 201).length).toBeGreaterThan(0);
 
     // Every generation the storm left ends, each task applied once, credits equal.

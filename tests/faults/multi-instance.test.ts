@@ -12,6 +12,7 @@ import { startBalancer } from "./support/balancer";
 import { useFreshDatabase } from "./support/database";
 import { freePort, startAppProcess, type AppProcess } from "./support/app-process";
 import { expectNothingLost } from "./support/invariants";
+import { deliveryOutcomes } from "../support/app-records";
 
 type Prisma = typeof import("@/lib/db").prisma;
 /** Submissions per visitor per hour, across both instances: above what the tests before the last one send (every request comes from the balancer's address). */
@@ -41,7 +42,9 @@ describe.skipIf(testEngine() !== "postgres")("two instances, one PostgreSQL", ()
     control = new SimulatorControl(simulator.url);
     const ports = [await freePort(), await freePort()];
     balancer = await startBalancer(ports.map((port) => `http://127.0.0.1:${port}`));
-    const appEnv = { DATABASE_URL: db.url, GATEWAY_BASE_URL: simulator.url, PUBLIC_BASE_URL: balancer.url, POLL_STALE_MS: "5000", SUBMIT_RATE_LIMIT: String(RATE_LIMIT), SUBMIT_RATE_WINDOW_SECONDS: "3600" };
+    const appEnv = { DATABASE_URL: db.url, GATEWAY_BASE_URL: simulator.url, PUBLIC_BASE_URL: balancer.url, POLL_STALE_MS: "5000", SUBMIT_RATE_LIMIT: String(RATE_LIMIT), SUBMIT_RATE_WINDOW_SECONDS: "3600",
+      // The spend ledger on (far above what these tests spend), so that a charge is read from what the app recorded.
+      SPEND_LIMIT_CREDITS: "100000" };
     Object.assign(process.env, appEnv);
     for (const port of ports) instances.push(await startAppProcess({ port, env: appEnv }));
     prisma = (await import("@/lib/db")).prisma;
@@ -120,6 +123,38 @@ describe.skipIf(testEngine() !== "postgres")("two instances, one PostgreSQL", ()
     expect(await prisma.generation.count({ where: { prompt: { contains: marker } } })).toBe(1);
     expect((await control.requests(marker)).filter((r) => r.method === "POST")).toHaveLength(1);
   });
+
+  test("an Idempotency-Key sent to one instance, then again to the other: the second replays the first's answer; one row, one gateway task, one charge", async () => {
+    const marker = uniqueMarker("replay");
+    const key = `replay-${marker.replace(/\W/g, "")}`;
+    const spent = async () => ((await (await visit("/api/spend")).json()) as { spend: { used: number } }).spend.used;
+    const spentBefore = await spent();
+    const submitTo = (instance: AppProcess) =>
+      fetch(`${instance.url}/api/generations`, {
+        method: "POST",
+        headers: { Cookie: cookie, "Content-Type": "application/json", "Idempotency-Key": key },
+        body: JSON.stringify({ model: "alpha-2.5-text-to-video-480p", input: { prompt: `beacon ${marker}`, duration: 2 } }),
+      });
+
+    const first = await submitTo(instances[0]!);
+    expect(first.status).toBe(201);
+    const answer = (await first.json()) as { id: string; taskId: string };
+    await allSucceeded([answer.id]);
+    // The other instance has never seen this key: it finds it in the database and answers with the same generation, now done.
+    const second = await submitTo(instances[1]!);
+    expect(second.status).toBe(201);
+    expect(await second.json()).toEqual({ id: answer.id, taskId: answer.taskId, state: "SUCCESS" });
+
+    expect(await prisma.generation.count({ where: { prompt: { contains: marker } } })).toBe(1);
+    expect((await control.requests(marker)).filter((r) => r.method === "POST")).toHaveLength(1);
+    const [task] = await control.tasks(marker);
+    const row = await prisma.generation.findUniqueOrThrow({ where: { id: answer.id } });
+    expect(row.creditsConsumed).toBeGreaterThan(0);
+    expect(row.creditsConsumed).toBe(task!.creditsConsumed);
+    expect(await deliveryOutcomes(prisma, answer.id)).toMatchObject({ APPLIED: 1 });
+    // The owner's spend ledger grew by that one charge.
+    expect((await spent()) - spentBefore).toBeCloseTo(row.creditsConsumed!, 6);
+  }, 60_000);
 
   test("the submission rate limit is one budget across both instances", async () => {
     const marker = uniqueMarker("limit");

@@ -7,6 +7,7 @@ import os from "node:os";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { clipPath } from "@/simulator/clips";
 import { startApp, waitFor } from "../support/app";
 import { readGeneration, submitPrompt } from "../support/generations";
 import { uniqueMarker } from "../support/simulator-control";
@@ -18,7 +19,6 @@ const { prisma } = await import("@/lib/db");
 const { env } = await import("@/lib/env");
 const { callbackTokenFor } = await import("@/lib/generations/callback-token");
 const { runDueMediaJobs } = await import("@/lib/media/copy-jobs");
-const SAMPLES = path.resolve("simulator/media");
 
 // A server on loopback that a redirect must never reach (it counts who does).
 let internalHits = 0;
@@ -67,7 +67,7 @@ describe("a finished video is copied", () => {
     const { marker, id } = await succeeded("copy");
     const [row] = await settledCopy(id);
     const generation = (await readGeneration(app, id)) as unknown as { resultUrls: string[]; storedMedia: Stored[] };
-    const original = fs.readFileSync(path.join(SAMPLES, generation.resultUrls[0]!.split("/").pop()!));
+    const original = fs.readFileSync(clipPath(generation.resultUrls[0]!.split("/").pop()!)!);
     expect(row).toMatchObject({ state: "DONE", attempts: 1, size: original.length, contentType: "video/mp4", lastError: null });
     expect(generation.storedMedia).toEqual([expect.objectContaining({ status: "done", url: `/api/media/${row!.id}`, size: original.length })]);
     // The copy and its still (tests/integration/media-stills.test.ts).

@@ -157,10 +157,18 @@ describe("retries", () => {
 
   test("a scenario sets its own retries and backoff", async () => {
     receiver.always(500);
-    const { waitHits, hits } = await submitWithWebhook("custom-retry", { callback: { retries: 1, backoffMs: 250 } });
+    const { m, waitHits, hits } = await submitWithWebhook("custom-retry", { callback: { retries: 1, backoffMs: 250 } });
     const got = await waitHits(2);
     expect(gaps(got)[0]).toBeGreaterThanOrEqual(240);
-    await sleep(700);
+    // The simulator's record of the second attempt: refused, and no retry scheduled after it.
+    const attempts = await waitFor(async () => {
+      const recorded = await sim.control.callbacks(m);
+      return recorded.length === 2 && recorded;
+    });
+    expect(attempts.map((a) => [a.attempt, a.status, a.retryInMs])).toEqual([
+      [1, 500, 250],
+      [2, 500, null],
+    ]);
     expect(hits()).toHaveLength(2);
   });
 });

@@ -3,7 +3,7 @@
 import { execFile } from "node:child_process";
 import { afterAll, describe, expect, test } from "vitest";
 import { loadConfig } from "@/simulator/config";
-import { inputs, launchSimulator, marker, sleep, startReceiver, waitFor } from "./harness";
+import { inputs, launchSimulator, marker, startReceiver, waitFor } from "./harness";
 
 const [plain, configured, receiver] = await Promise.all([
   launchSimulator(),
@@ -58,20 +58,28 @@ describe("defaults", () => {
     });
   });
 
-  test("a failing receiver is retried 3 times, at 1 s, 2 s and 4 s", { timeout: 15_000 }, async () => {
+  test("a failing receiver is retried 3 times, at 1 s, 2 s and 4 s, then given up", { timeout: 30_000 }, async () => {
     const m = marker("schedule");
     await sim.control.scenario({ match: m, pendingMs: 0 });
     receiver.always(500);
-    await sim.submit(inputs.text(`schedule ${m}`, 1), { webhook_url: receiver.url(m) });
-    const hits = await waitFor(() => receiver.hits.length >= 4 && receiver.hits, 10_000);
-    const gaps = hits.slice(1).map((h, i) => h.at - hits[i]!.at);
-    // A timer never fires early, so these bounds are exact; a late one only
-    // stretches a gap, and the whole schedule must still fit waitFor's 10 s.
+    const { taskId } = await sim.submit(inputs.text(`schedule ${m}`, 1), { webhook_url: receiver.url(m) });
+    // The simulator's own record of its last attempt: refused, and no retry scheduled after it.
+    const attempts = await waitFor(async () => {
+      const all = (await sim.control.callbacks(m)).filter((a) => a.taskId === taskId);
+      return all.some((a) => a.retryInMs === null) && all;
+    }, 25_000);
+    expect(attempts.map((a) => [a.attempt, a.status, a.retryInMs])).toEqual([
+      [1, 500, 1000],
+      [2, 500, 2000],
+      [3, 500, 4000],
+      [4, 500, null],
+    ]);
+    // A timer never fires early, so these bounds are exact; a late one only stretches a gap.
+    const gaps = receiver.hits.slice(1).map((h, i) => h.at - receiver.hits[i]!.at);
+    expect(receiver.hits).toHaveLength(4);
     expect(gaps[0]).toBeGreaterThanOrEqual(990);
     expect(gaps[1]).toBeGreaterThanOrEqual(1990);
     expect(gaps[2]).toBeGreaterThanOrEqual(3990);
-    await sleep(500);
-    expect(receiver.hits).toHaveLength(4);
   });
 
   test("a task is PENDING for 3–4 s by default", async () => {

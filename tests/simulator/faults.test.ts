@@ -179,31 +179,43 @@ describe("dropped submit connections", () => {
 });
 
 describe("slow and flaky responses", () => {
-  test("SIMULATOR_LATENCY_MS slows every API call, not /__control or /media", async () => {
+  // The simulator records the latency it added to each API call (`delayedMs`); a timer never fires early, so the lower bounds are exact.
+  test("SIMULATOR_LATENCY_MS slows every API call, not /__control", async () => {
     await sim.control.configure({ SIMULATOR_LATENCY_MS: 800 });
+    const m = marker("latency");
     let started = Date.now();
-    expect((await sim.api("/api/credits")).status).toBe(200);
+    const { taskId } = await sim.submit(inputs.text(`x ${m}`, 1));
     expect(Date.now() - started).toBeGreaterThanOrEqual(790);
     started = Date.now();
-    expect((await sim.api("/api/credits", { key: "wrong" })).status).toBe(401);
+    expect((await sim.api(`/api/generate/${taskId}`, { key: "wrong" })).status).toBe(401);
     expect(Date.now() - started).toBeGreaterThanOrEqual(790);
-    started = Date.now();
+    expect((await sim.control.requests(m)).map((r) => [r.method, r.status, r.delayedMs])).toEqual([
+      ["POST", 200, 800],
+      ["GET", 401, 800],
+    ]);
+    // A control call sent after a slowed API call is answered while that call still waits.
+    await sim.control.configure({ SIMULATOR_LATENCY_MS: 5_000 });
+    let apiAnswered = false;
+    const slowCall = sim.api("/api/credits").then(() => (apiAnswered = true));
     await sim.control.config();
-    expect(Date.now() - started).toBeLessThan(700);
+    expect(apiAnswered).toBe(false);
+    await slowCall;
   });
 
   test("a scenario's latencyMs slows only that marker's calls", async () => {
     const slow = marker("slow");
+    const fast = marker("fast");
     await sim.control.scenario({ match: slow, latencyMs: 800, pendingMs: 60_000 });
-    let started = Date.now();
+    const started = Date.now();
     const { taskId } = await sim.submit(inputs.text(`x ${slow}`, 1));
-    expect(Date.now() - started).toBeGreaterThanOrEqual(790);
-    started = Date.now();
     await sim.task(taskId);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(790);
-    started = Date.now();
-    await sim.submit(inputs.text(`fast ${marker("fast")}`, 1));
-    expect(Date.now() - started).toBeLessThan(700);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1590);
+    await sim.submit(inputs.text(`y ${fast}`, 1));
+    expect((await sim.control.requests(slow)).map((r) => [r.method, r.delayedMs])).toEqual([
+      ["POST", 800],
+      ["GET", 800],
+    ]);
+    expect((await sim.control.requests(fast)).map((r) => [r.method, r.delayedMs])).toEqual([["POST", 0]]);
   });
 
   test("SIMULATOR_ERROR_RATE 1 answers every API call 503; 0 none", async () => {
@@ -275,10 +287,9 @@ describe("isolation by marker", () => {
     await sim.control.configure({ SIMULATOR_LATENCY_MS: 1000 });
     await sim.control.outage(503, 60_000);
     await sim.control.reset();
-    const started = Date.now();
     expect((await sim.submit(inputs.text(`x ${m}`, 1))).status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(900);
     expect((await sim.api("/api/credits", { key: "k-temp" })).status).toBe(401);
-    expect(await sim.control.requests(m)).toHaveLength(1);
+    // No latency left: the simulator added none to the submit.
+    expect((await sim.control.requests(m)).map((r) => [r.status, r.delayedMs])).toEqual([[200, 0]]);
   });
 });

@@ -1,24 +1,80 @@
-// Results: sample clips under 200 KB served by the simulator itself, with byte
-// ranges so a <video> can seek, until the result URL expires (410).
+// Results served by the simulator itself: real-size clips at the model's
+// resolution and the task's aspect ratio (made with the system's FFmpeg), or
+// the committed samples under 200 KB without it; with byte ranges so a
+// <video> can seek, until the result URL expires (410).
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeEach, describe, expect, test } from "vitest";
+import { clipPath } from "@/simulator/clips";
 import { inputs, launchSimulator, marker, sleep, waitFor } from "./harness";
 
 const MEDIA = path.resolve("simulator/media");
-const sim = await launchSimulator({ SIMULATOR_PENDING_MS: "0", SIMULATOR_PENDING_JITTER_MS: "0" });
+const FAST = { SIMULATOR_PENDING_MS: "0", SIMULATOR_PENDING_JITTER_MS: "0" };
+const sim = await launchSimulator(FAST);
 afterAll(() => sim.stop());
 beforeEach(() => sim.control.reset());
 
-async function resultUrl(m = marker("media")) {
-  const { taskId } = await sim.submit(inputs.text(`clip ${m}`, 2));
-  const task = await waitFor(async () => {
-    const t = await sim.task(taskId);
+async function succeeded(simulator: typeof sim, input: Record<string, unknown>, model?: string) {
+  const { taskId } = await simulator.submit(input, { model });
+  return waitFor(async () => {
+    const t = await simulator.task(taskId);
     return t.state === "SUCCESS" && t;
   });
-  const url = task.resultUrls[0]!;
-  return { url, bytes: fs.readFileSync(path.join(MEDIA, url.split("/").pop()!)) };
 }
+
+async function resultUrl(m = marker("media")) {
+  const url = (await succeeded(sim, inputs.text(`clip ${m}`, 2))).resultUrls[0]!;
+  return { url, bytes: fs.readFileSync(clipPath(url.split("/").pop()!)!) };
+}
+
+/** What FFmpeg reads in the bytes a result URL serves. */
+async function probeServed(url: string) {
+  const response = await fetch(url);
+  const bytes = Buffer.from(await response.arrayBuffer());
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "framehook-sim-probe-")), "clip.mp4");
+  fs.writeFileSync(file, bytes);
+  try {
+    const out = execFileSync("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name,width,height:format=duration", "-of", "json", file]);
+    const json = JSON.parse(out.toString()) as { streams: { codec_name: string; width: number; height: number }[]; format: { duration: string } };
+    return { status: response.status, size: bytes.length, ...json.streams[0]!, duration: Number(json.format.duration), moovFirst: bytes.indexOf("moov") < bytes.indexOf("mdat") };
+  } finally {
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  }
+}
+
+describe("real-size clips", () => {
+  test.each([
+    ["alpha-2.5-text-to-video", "9:16", 720, 1280],
+    ["alpha-2.5-text-to-video", "16:9", 1280, 720],
+    ["alpha-2.5-text-to-video-480p", "1:1", 480, 480],
+    ["alpha-2.5-text-to-video-480p", undefined, 854, 480],
+  ])("%s asked for %s → an H.264 MP4 of %ix%i, 5 s, 0.9–2.8 MB, index first", async (model, aspect, width, height) => {
+    const m = marker("real-size");
+    const task = await succeeded(sim, { prompt: `clip ${m}`, ...(aspect ? { aspect_ratio: aspect } : {}) }, model);
+    const served = await probeServed(task.resultUrls[0]!);
+    expect(served).toMatchObject({ status: 200, codec_name: "h264", width, height, moovFirst: true });
+    expect(served.duration).toBeCloseTo(5, 0);
+    expect(served.size).toBeGreaterThan(900_000);
+    expect(served.size).toBeLessThan(2_800_000);
+  });
+
+  test("without FFmpeg on PATH: the committed samples, and one line saying so", async () => {
+    const emptyDir = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-no-ffmpeg-"));
+    const bare = await launchSimulator({ ...FAST, SIMULATOR_LOG: "requests", PATH: emptyDir });
+    try {
+      const task = await succeeded(bare, { prompt: `clip ${marker("no-ffmpeg")}`, aspect_ratio: "9:16" }, "alpha-2.5-text-to-video");
+      expect(task.resultUrls[0]).toMatch(/\/sample-\d\.mp4$/);
+      const response = await fetch(task.resultUrls[0]!);
+      expect(Buffer.from(await response.arrayBuffer()).equals(fs.readFileSync(clipPath(task.resultUrls[0]!.split("/").pop()!)!))).toBe(true);
+      expect(bare.output.filter((line) => line.includes("ffmpeg not found"))).toHaveLength(1);
+    } finally {
+      bare.stop();
+      fs.rmSync(emptyDir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe("sample clips", () => {
   const samples = fs.readdirSync(MEDIA).filter((f) => f.endsWith(".mp4"));
@@ -77,7 +133,7 @@ describe("result URLs", () => {
 
   test("an unknown result, or another task's file name → 404 {code, message}", async () => {
     const { url } = await resultUrl();
-    const other = url.replace(/sample-\d/, (s) => (s === "sample-1" ? "sample-2" : "sample-1"));
+    const other = url.replace(/clip-480p-16x9/, "clip-720p-16x9");
     for (const wrong of [`${sim.url}/media/task_nope/sample-1.mp4`, other, `${sim.url}/media/../config.ts`]) {
       const response = await fetch(wrong);
       expect(response.status).toBe(404);

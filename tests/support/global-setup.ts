@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { createClipLibrary } from "../../simulator/clips";
 import { startTestDatabase } from "./test-database";
 
 /** The secrets every app the tests start runs with (a test may set others). */
@@ -21,7 +22,8 @@ let stopDatabase: (() => Promise<void>) | undefined;
 
 export async function setup() {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-test-"));
-  const database = await startTestDatabase(dir);
+  // The simulators' real-size result clips, made once per machine (seconds) before any test waits on one.
+  const [database] = await Promise.all([startTestDatabase(dir), createClipLibrary({ mode: "real-size", cacheDir: "" }).prepare()]);
   stopDatabase = database.stop;
 
   Object.assign(process.env, {

@@ -1,0 +1,93 @@
+// The gallery at real size: 60 finished generations whose results are clips
+// of real size (1–2.7 MB, simulator/clips.ts), each stored with its still.
+// Three are submitted for real (16:9 and 9:16 at 720p, 1:1 at 480p: the
+// visitor's spend cap allows no more); the rest are rows planted beside them
+// that share their stored copies and stills, as a long-lived gallery's would.
+// The placeholder of a result with no still: tests/e2e/stills.spec.ts.
+import { randomBytes } from "node:crypto";
+import { executeInAppDatabase } from "./database";
+import { expect, test } from "./fixtures";
+
+const TOTAL = 60;
+const SUBMITTED = [
+  { model: "alpha-2.5-text-to-video", aspect_ratio: "16:9" },
+  { model: "alpha-2.5-text-to-video", aspect_ratio: "9:16" },
+  { model: "alpha-2.5-text-to-video-480p", aspect_ratio: "1:1" },
+];
+
+const GENERATION_COLUMNS = ["model", "state", "input", "resultUrls", "creditsConsumed", "ownerId", "costEstimate", "callbackEnabled", "createdAt", "updatedAt", "completedAt"];
+const COPY_COLUMNS = ["position", "sourceUrl", "state", "storageKey", "contentType", "size", "sha256", "stillKey", "stillCheckedAt", "attempts", "nextRunAt", "createdAt", "updatedAt", "completedAt"];
+const quoted = (columns: string[]) => columns.map((c) => `"${c}"`).join(", ");
+
+/** A finished generation planted as a copy of `id`: same owner, same stored video and still. */
+async function plantLike(id: string, n: number) {
+  const cloneId = `c${randomBytes(12).toString("hex")}`;
+  await executeInAppDatabase(
+    `INSERT INTO "Generation" ("id", "prompt", "promptSearch", ${quoted(GENERATION_COLUMNS)})
+     SELECT ?, "prompt" || ?, "promptSearch" || ?, ${quoted(GENERATION_COLUMNS)} FROM "Generation" WHERE "id" = ?`,
+    [cloneId, ` (take ${n})`, ` (take ${n})`, id],
+  );
+  await executeInAppDatabase(
+    `INSERT INTO "MediaCopy" ("id", "generationId", ${quoted(COPY_COLUMNS)})
+     SELECT ?, ?, ${quoted(COPY_COLUMNS)} FROM "MediaCopy" WHERE "generationId" = ?`,
+    [`m${randomBytes(12).toString("hex")}`, cloneId, id],
+  );
+}
+
+test("60 real-size videos: stills everywhere, at most 2 players after a full scroll, hover plays, the viewer plays it whole", async ({ gallery, simulator, page }) => {
+  test.setTimeout(180_000);
+  const prompts = SUBMITTED.map((s) => simulator.prompt(`A ${s.aspect_ratio} harbour at dawn`));
+  const ids: string[] = [];
+  for (const [i, { model, aspect_ratio }] of SUBMITTED.entries()) {
+    const created = await page.request.post("/api/generations", { data: { model, input: { prompt: prompts[i], duration: 2, aspect_ratio } } });
+    expect(created.status()).toBe(201);
+    ids.push(((await created.json()) as { id: string }).id);
+  }
+  await gallery.goto();
+  await page.getByRole("searchbox", { name: "Search prompts" }).fill(simulator.marker);
+  // Stored, each with its still, before anything is planted beside it.
+  for (const prompt of prompts) await expect(gallery.card(prompt).locator("img")).toHaveAttribute("src", /^\/api\/media\/\w+\/still$/, { timeout: 60_000 });
+  for (let n = 1; n <= TOTAL - SUBMITTED.length; n++) await plantLike(ids[n % ids.length]!, n);
+
+  await page.reload();
+  const cards = page.getByRole("article");
+  // Scrolled to the end: the gallery loads further pages as its end comes into view.
+  await expect(async () => {
+    await page.mouse.wheel(0, 20_000);
+    expect(await cards.count()).toBe(TOTAL);
+  }).toPass({ timeout: 60_000 });
+  await expect(cards.locator("img[loading=lazy][src$='/still']")).toHaveCount(TOTAL);
+  expect(await page.evaluate(() => document.querySelectorAll("video").length)).toBeLessThanOrEqual(2);
+  await page.screenshot({ path: test.info().outputPath("gallery-60-end.png") });
+
+  await page.evaluate(() => window.scrollTo(0, 0));
+  const first = cards.first().locator("img");
+  await expect.poll(() => first.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+  await page.screenshot({ path: test.info().outputPath("gallery-60-top.png") });
+
+  // Hover plays that tile: a real-size clip, from the stored copy.
+  const tile = cards.first().getByRole("button", { name: /in the viewer/ });
+  await tile.hover();
+  const preview = tile.locator("video");
+  await expect(preview).toHaveAttribute("src", /^\/api\/media\/\w+$/);
+  await expect.poll(() => preview.evaluate((v: HTMLVideoElement) => !v.paused && v.currentTime > 0)).toBe(true);
+  expect(await page.evaluate(() => document.querySelectorAll("video").length)).toBeLessThanOrEqual(2);
+  await page.mouse.move(0, 0);
+
+  // The viewer plays the whole 5 s clip.
+  await tile.click();
+  const player = page.getByRole("dialog").locator("video");
+  await expect(player).toHaveAttribute("poster", /\/still$/);
+  await expect.poll(() => player.evaluate((v: HTMLVideoElement) => v.readyState)).toBeGreaterThanOrEqual(3);
+  expect(await player.evaluate((v: HTMLVideoElement) => v.duration)).toBeGreaterThan(4.5);
+  // Played through to its last half second (a timeupdate there, or its end: it may loop).
+  await player.evaluate(
+    (v: HTMLVideoElement) =>
+      new Promise<void>((resolve) => {
+        const check = () => (v.ended || v.currentTime > 4.5) && resolve();
+        v.addEventListener("timeupdate", check);
+        v.addEventListener("ended", check);
+        check();
+      }),
+  );
+});
