@@ -54,6 +54,21 @@ const alive = (pid: number) => {
   }
 };
 
+/** The build lock's owner is gone: its pid names a dead process, or it never wrote one and the lock is 10 s old. */
+function abandoned(lock: string): boolean {
+  try {
+    const owner = Number(fs.readFileSync(path.join(lock, "pid"), "utf8").trim()) || 0;
+    if (owner) return !alive(owner);
+  } catch {
+    // No pid yet: the owner is between mkdir and writing it, or died there.
+  }
+  try {
+    return Date.now() - fs.statSync(lock).mtimeMs > 10_000;
+  } catch {
+    return false; // gone meanwhile: the next turn takes it
+  }
+}
+
 /**
  * Makes sure distDir holds a build of the current sources for databaseUrl's
  * engine, building it if not, and returns the directory. Returns at once when
@@ -69,9 +84,10 @@ export async function ensureTestBuild(databaseUrl: string): Promise<string> {
     try {
       fs.mkdirSync(lock);
     } catch {
-      // Another process is building; a lock whose owner died is taken over.
-      const owner = Number(fs.readFileSync(path.join(lock, "pid"), "utf8").trim() || "0") || 0;
-      if (owner && !alive(owner)) fs.rmSync(lock, { recursive: true, force: true });
+      // Another process is building; a lock whose owner died is taken over,
+      // and so is one left without an owner (killed between mkdir and writing
+      // its pid) once it is older than that gap could ever be.
+      if (abandoned(lock)) fs.rmSync(lock, { recursive: true, force: true });
       else await new Promise((resolve) => setTimeout(resolve, 500));
       continue;
     }

@@ -102,8 +102,11 @@ test.each([1, 2, 3])("round %i: database locked 1.5 s while callbacks and a subm
   }
   if (during.status === 201) ids.push(during.body.id as string);
   else {
-    // Had it been refused during the lock, nothing may have been stored or sent.
-    expect(during.status).toBe(500);
+    // Refused during the lock: an outage to wait out (503, Retry-After), and
+    // nothing may have been stored or sent.
+    expect(during.status).toBe(503);
+    expect((during.body.error as { code: string }).code).toBe("database_unavailable");
+    expect(Number(during.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(await prisma.generation.count({ where: { prompt: `reed late ${marker}` } })).toBe(0);
     expect((await app.simulator.requests(`reed late ${marker}`)).length).toBe(0);
   }
