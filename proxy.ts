@@ -4,21 +4,16 @@
 // health checks and the cron carry their own credentials, act for no viewer,
 // and pass through (callbacks are kept out by the matcher, below, as well).
 import { NextResponse, type NextRequest } from "next/server";
-import { brand } from "@/lib/brand";
-import { env } from "@/lib/env";
+import { accessGateHeaders, passesAccessGate } from "@/lib/viewer/access-gate";
 import { viewerCookieOptions, viewerSecret } from "@/lib/viewer/get-viewer";
-import { safeEqual } from "@/lib/viewer/safe-equal";
 import { ensureViewerCookie, VIEWER_COOKIE } from "@/lib/viewer/viewer-cookie";
 
 const OPEN_PATHS = new Set(["/api/webhooks/gateway", "/api/health", "/api/ping", "/api/cron/reconcile"]);
 
 export function proxy(request: NextRequest) {
   if (OPEN_PATHS.has(request.nextUrl.pathname)) return NextResponse.next();
-  if (!env.APP_PASSWORD || passwordMatches(request.headers.get("authorization"), env.APP_PASSWORD)) return withViewerCookie(request);
-  return new NextResponse("Authentication required.", {
-    status: 401,
-    headers: { "WWW-Authenticate": `Basic realm="${brand.name}", charset="UTF-8"` },
-  });
+  if (passesAccessGate(request.headers.get("authorization"))) return withViewerCookie(request);
+  return new NextResponse("Authentication required.", { status: 401, headers: accessGateHeaders() });
 }
 
 /**
@@ -35,17 +30,14 @@ function withViewerCookie(request: NextRequest) {
   return response;
 }
 
-export function passwordMatches(header: string | null, password: string): boolean {
-  if (!header?.startsWith("Basic ")) return false;
-  const decoded = Buffer.from(header.slice("Basic ".length), "base64").toString("utf8");
-  return safeEqual(decoded.slice(decoded.indexOf(":") + 1), password);
-}
-
 // The brand's public files (lib/brand.ts `assets`) skip the gate: browsers fetch
 // the manifest without credentials, and icons hold nothing private. The
 // gateway's callback skips it too: Next buffers the body of every request this
 // proxy sees before any route runs, and logs the URL (the callback's token)
 // when that body is large; the route reads its body itself, within its limit.
+// Uploads skip it for the same reason (a file streams to storage, never
+// buffered whole): POST /api/uploads applies the access gate itself. The
+// gateway's input links (/api/inputs/…) carry their own signature.
 export const config = {
-  matcher: ["/((?!_next/static|_next/image|favicon\\.ico$|apple-touch-icon\\.png$|manifest\\.webmanifest$|brand/|api/webhooks/gateway$).*)"],
+  matcher: ["/((?!_next/static|_next/image|favicon\\.ico$|apple-touch-icon\\.png$|manifest\\.webmanifest$|brand/|api/webhooks/gateway$|api/uploads$|api/inputs/).*)"],
 };

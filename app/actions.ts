@@ -7,6 +7,8 @@ import { z } from "zod";
 import { AppError, toAppError } from "@/lib/errors";
 import type { Generation } from "@/lib/generations/generation";
 import { retryGeneration } from "@/lib/generations/retry";
+import { FRAME_TARGET, uploadFrameOfResult } from "@/lib/media/frame-upload";
+import type { UploadView } from "@/lib/media/receive-upload";
 import { hideGeneration } from "@/lib/generations/store";
 import { submitGeneration } from "@/lib/generations/submit";
 import { visitorKey } from "@/lib/rate-limit";
@@ -20,6 +22,8 @@ export type SubmitState = {
 };
 
 export type CardActionState = { status: "success" | "error"; message: string; generation?: Generation };
+
+export type FrameActionState = { status: "success" | "error"; message: string; upload?: UploadView; model?: string; field?: string };
 
 const INPUT_PREFIX = "input.";
 const generationId = z.string().min(1).max(100);
@@ -62,6 +66,23 @@ export async function deleteGenerationAction(id: unknown): Promise<CardActionSta
     if (outcome === "not_found") return { status: "error", message: "Only your own videos can be deleted." };
     return { status: "success", message: "Deleted from the gallery." };
   });
+}
+
+/** A frame of the viewer's own stored result, uploaded as the first frame of a first-and-last-frame generation. */
+export async function frameAsInputAction(id: unknown, which: unknown): Promise<FrameActionState> {
+  const parsed = generationId.safeParse(id);
+  const frame = z.enum(["first", "last"]).safeParse(which);
+  if (!parsed.success || !frame.success) return { status: "error", message: "No such generation." };
+  const viewer = await getViewer();
+  if (!viewer) return { status: "error", message: "Sign in to create videos." };
+  try {
+    const upload = await uploadFrameOfResult({ generationId: parsed.data, which: frame.data, ownerId: viewer.id });
+    return { status: "success", message: `The ${frame.data} frame is now the first frame of a new video.`, upload, ...FRAME_TARGET };
+  } catch (error) {
+    if (error instanceof AppError) return { status: "error", message: error.message };
+    console.error("[framehook] frame as input failed", error);
+    return { status: "error", message: "Something went wrong. Please try again." };
+  }
 }
 
 /** What every card action does first: a well-formed id, a signed-in viewer; and an unexpected error as a message. */

@@ -6,6 +6,7 @@
 // BODY_DEADLINE_MS is cut. Installed by instrumentation.ts; the routes keep
 // their own checks (a chunked body declares no size).
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import { MODELS } from "./models/catalog";
 
 /** A gateway callback: a task, with room to spare. */
 export const CALLBACK_MAX_BYTES = 64 * 1024;
@@ -16,12 +17,20 @@ export const BODY_MAX_BYTES = 1024 * 1024;
 /** The time a whole body may take to arrive: 64 KB at 6.4 KB/s, 1 MB at 100 KB/s. */
 export const BODY_DEADLINE_MS = 10_000;
 
-/** The largest body each path takes. A streaming upload route would name its own limit and deadline here. */
+/** An uploaded model input: the largest any model's field takes (the route then applies the field's own). */
+export const UPLOAD_MAX_BYTES = Math.max(0, ...MODELS.flatMap((m) => m.fields.flatMap((f) => ("limits" in f ? [f.limits.maxBytes] : []))));
+/** An upload may take this long to arrive: 100 MB at ~170 KB/s. */
+export const UPLOAD_DEADLINE_MS = 10 * 60_000;
+
+/** The largest body each path takes. */
 export function bodyLimitFor(pathname: string): number {
   if (pathname === "/api/webhooks/gateway") return CALLBACK_MAX_BYTES;
   if (pathname === "/api/generations") return JSON_BODY_MAX_BYTES;
+  if (pathname === "/api/uploads") return UPLOAD_MAX_BYTES;
   return BODY_MAX_BYTES;
 }
+
+const bodyDeadlineFor = (pathname: string) => (pathname === "/api/uploads" ? UPLOAD_DEADLINE_MS : BODY_DEADLINE_MS);
 
 /**
  * Answers the request itself, and true, when its declared body is over the
@@ -30,7 +39,9 @@ export function bodyLimitFor(pathname: string): number {
  */
 export function guardRequestBody(request: IncomingMessage, response: ServerResponse): boolean {
   const declared = Number(request.headers["content-length"]);
-  const limit = bodyLimitFor(new URL(request.url ?? "/", "http://localhost").pathname);
+  const pathname = new URL(request.url ?? "/", "http://localhost").pathname;
+  const limit = bodyLimitFor(pathname);
+  const deadlineMs = bodyDeadlineFor(pathname);
   if (Number.isFinite(declared) && declared > limit) {
     refuse(response, 413, "payload_too_large", `The body is larger than ${limit} bytes.`);
     return true;
@@ -39,8 +50,8 @@ export function guardRequestBody(request: IncomingMessage, response: ServerRespo
   const deadline = setTimeout(() => {
     if (request.complete) return;
     if (response.headersSent) request.socket.destroy();
-    else refuse(response, 408, "request_timeout", `The body did not arrive within ${BODY_DEADLINE_MS / 1000} s.`);
-  }, BODY_DEADLINE_MS).unref();
+    else refuse(response, 408, "request_timeout", `The body did not arrive within ${deadlineMs / 1000} s.`);
+  }, deadlineMs).unref();
   response.once("close", () => clearTimeout(deadline));
   return false;
 }

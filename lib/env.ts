@@ -61,6 +61,14 @@ const schema = z
     // Total bytes of stored copies; past it, copies fail (FAILED, with the reason). Unset: no quota.
     MEDIA_STORAGE_QUOTA_BYTES: optional(z.coerce.number().int().min(1)),
     MEDIA_RETENTION_DAYS: optional(z.coerce.number().int().min(1)),
+    // Uploaded model inputs (frames, reference videos): what one owner may keep
+    // at once, how long an upload no submission used is kept, how long the
+    // inputs of a finished generation are kept, and how long the link the
+    // gateway fetches an input from stays valid (longer than queueing plus retries).
+    UPLOAD_QUOTA_BYTES: optional(z.coerce.number().int().min(1)).default(500 * 1024 ** 2),
+    UPLOAD_UNUSED_HOURS: optional(z.coerce.number().min(0.01).max(24 * 30)).default(6),
+    UPLOAD_RETENTION_DAYS: optional(z.coerce.number().min(0.01)).default(7),
+    UPLOAD_LINK_SECONDS: optional(z.coerce.number().int().min(300).max(7 * 86_400)).default(86_400),
     S3_BUCKET: optional(z.string().min(1)),
     S3_REGION: optional(z.string().min(1)).default("auto"),
     S3_ENDPOINT: optional(url),

@@ -10,6 +10,8 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  /** A signed link past its expiry, or an input deleted since. */
+  gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
@@ -17,9 +19,12 @@ export const ERROR_STATUS = {
   spend_limit: 429,
   address_spend_limit: 429,
   total_spend_limit: 429,
+  /** An owner's uploads would pass UPLOAD_QUOTA_BYTES. */
+  upload_quota: 413,
   insufficient_credits: 402,
   gateway_rejected: 502,
   gateway_unavailable: 503,
+  storage_unavailable: 503,
   /** The database is down, restarting, or too busy to answer in time: come back shortly. */
   database_unavailable: 503,
   internal: 500,

@@ -101,6 +101,8 @@ export async function handleControl(state: SimulatorState, req: http.IncomingMes
       const tasks = [...state.gateway.tasks.values()].filter((t) => !ids || ids.has(t.taskId));
       return { status: 200, body: tasks.map((t) => ({ ...taskView(t), webhookUrl: t.webhookUrl ? "(set)" : null, prompt: t.input.prompt })) };
     }
+    case "GET /__control/inputs":
+      return { status: 200, body: ids ? state.inputs.filter((f) => ids.has(f.taskId)) : state.inputs };
     case "GET /__control/media":
       return { status: 200, body: ids ? state.media.filter((m) => ids.has(m.taskId)) : state.media };
     case "POST /__control/expire": {

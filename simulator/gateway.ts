@@ -3,6 +3,7 @@
 // the balance never goes negative however many tasks run at once.
 import { randomBytes } from "node:crypto";
 import type { SimulatorConfig } from "./config";
+import { fetchInputs, type InputFetch } from "./inputs";
 import { costOf, DEFAULT_DURATION_SECONDS, SIMULATED_MODELS } from "./pricing";
 import type { Scenario } from "./scenarios";
 
@@ -25,6 +26,10 @@ export type Task = {
   scenario: Scenario | undefined;
   /** Set by POST /__control/expire: the result URLs answer 410 from now on. */
   expired?: boolean;
+  /** Resolves once every input URL was fetched; `inputFailure` says why one could not be used. */
+  inputsFetched: Promise<void>;
+  inputsDone: boolean;
+  inputFailure: string | null;
 };
 
 export type SubmitRefusal = { status: number; code: string; message: string; retryAfterSeconds?: number };
@@ -41,6 +46,7 @@ export class SimulatedGateway {
     private onTerminal: (task: Task) => void,
     /** The result file's name (simulator/clips.ts): by the model and aspect ratio asked for. */
     private resultName: (task: Task, sampleIndex: number) => string,
+    private onInputFetched: (fetch: InputFetch) => void = () => {},
   ) {
     this.balance = config.SIMULATOR_START_CREDITS;
   }
@@ -79,12 +85,22 @@ export class SimulatedGateway {
       completeAt: now + pendingMs,
       completedAt: null,
       scenario: request.scenario,
+      inputsFetched: Promise.resolve(),
+      inputsDone: false,
+      inputFailure: null,
     };
     this.held = round(this.held + cost);
     this.tasks.set(task.taskId, task);
+    // Like a real gateway, it fetches the inputs first; one it cannot use fails the task at once, at no charge.
+    task.inputsFetched = fetchInputs(task.taskId, model, request.input).then(({ fetches, failure }) => {
+      fetches.forEach((f) => this.onInputFetched(f));
+      task.inputsDone = true;
+      task.inputFailure = failure;
+      if (failure) this.settle(task);
+    });
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      this.settle(task, task.completeAt);
+      void task.inputsFetched.then(() => this.settle(task, Math.max(task.completeAt, Date.now() - 1)));
     }, pendingMs);
     this.timers.add(timer);
     return task;
@@ -97,7 +113,7 @@ export class SimulatedGateway {
    */
   settle(task: Task, at = Date.now()): void {
     if (task.state !== "PENDING") return;
-    const outcome = task.scenario?.outcome ?? (Math.random() < this.config.SIMULATOR_FAILURE_RATE ? "failure" : "success");
+    const outcome = task.inputFailure ? "failure" : (task.scenario?.outcome ?? (Math.random() < this.config.SIMULATOR_FAILURE_RATE ? "failure" : "success"));
     this.held = round(this.held - task.cost);
     task.completedAt = at;
     if (outcome === "success") {
@@ -109,8 +125,8 @@ export class SimulatedGateway {
       task.resultUrls = [`${this.publicUrl()}/media/${task.taskId}/${name}`];
     } else {
       task.state = "FAILURE";
-      task.failCode = task.scenario?.failCode ?? "generation_failed";
-      task.failMsg = task.scenario?.failMsg ?? "The model could not generate this video.";
+      task.failCode = task.inputFailure ? "input_fetch_failed" : (task.scenario?.failCode ?? "generation_failed");
+      task.failMsg = task.inputFailure ?? task.scenario?.failMsg ?? "The model could not generate this video.";
     }
     this.onTerminal(task);
   }
@@ -118,7 +134,7 @@ export class SimulatedGateway {
   /** Settles a task whose time has come even if its timer has not fired yet. */
   get(taskId: string): Task | undefined {
     const task = this.tasks.get(taskId);
-    if (task && task.state === "PENDING" && Date.now() >= task.completeAt) this.settle(task, task.completeAt);
+    if (task && task.state === "PENDING" && task.inputsDone && Date.now() >= task.completeAt) this.settle(task, task.completeAt);
     return task;
   }
 

@@ -5,6 +5,7 @@ import { CallbackSender } from "./callbacks";
 import { createClipLibrary } from "./clips";
 import type { SimulatorConfig } from "./config";
 import { SimulatedGateway } from "./gateway";
+import type { InputFetch } from "./inputs";
 import type { MediaRecord } from "./media";
 import { ScenarioBook } from "./scenarios";
 import { RateLimiter } from "./throttle";
@@ -23,6 +24,7 @@ export function createState(config: SimulatorConfig, publicUrl: () => string) {
     if (config.SIMULATOR_LOG === "requests") console.log(`[simulator] ${line}`);
   };
   const callbacks = new CallbackSender(config, log);
+  const inputs: InputFetch[] = [];
   const clips = createClipLibrary({ mode: config.SIMULATOR_CLIPS, cacheDir: config.SIMULATOR_CLIP_CACHE_DIR });
   const state = {
     /** The live settings: `config` itself, mutated by PATCH /__control/config and restored by reset. */
@@ -32,13 +34,18 @@ export function createState(config: SimulatorConfig, publicUrl: () => string) {
     callbacks,
     /** The result files: real-size clips, or the committed samples. */
     clips,
-    gateway: new SimulatedGateway(config, publicUrl, (task) => callbacks.dispatch(task), clips.nameFor),
+    gateway: new SimulatedGateway(config, publicUrl, (task) => callbacks.dispatch(task), clips.nameFor, (fetch) => {
+      inputs.push(fetch);
+      if (inputs.length > 10_000) inputs.shift();
+    }),
     scenarios: new ScenarioBook(),
     limiter: new RateLimiter(() => ({ limit: config.SIMULATOR_RATE_LIMIT, windowMs: config.SIMULATOR_RATE_LIMIT_WINDOW_MS })),
     keys: new Set([config.SIMULATOR_API_KEY, ...config.SIMULATOR_EXTRA_API_KEYS]),
     requests: [] as RequestRecord[],
     /** Every result download, for tests that count them (GET /__control/media). */
     media: [] as MediaRecord[],
+    /** Every input file the gateway fetched for a task (GET /__control/inputs). */
+    inputs,
     outage: initialOutage(config),
     /** Set by the server: stop accepting connections for `ms`, then listen again. */
     refuseConnections: (ms: number) => void ms,
@@ -58,6 +65,7 @@ export function createState(config: SimulatorConfig, publicUrl: () => string) {
       state.keys = new Set([config.SIMULATOR_API_KEY, ...config.SIMULATOR_EXTRA_API_KEYS]);
       state.requests.length = 0;
       state.media.length = 0;
+      state.inputs.length = 0;
       state.outage = initialOutage(config);
     },
 

@@ -1,10 +1,12 @@
 "use client";
-// The prompt form: model picker, the chosen model's fields, the cost estimate,
-// and the answer (field errors beside fields, refusals as a message).
+// The prompt form: model picker, the chosen model's fields (media fields
+// upload their files: media-field.tsx), the cost estimate, and the answer
+// (field errors beside fields, refusals as a message).
 import { useActionState, useEffect, useRef, useState, startTransition } from "react";
 import { submitGenerationAction, type SubmitState } from "@/app/actions";
-import { formatCostEstimate, KIND_LABELS, priceLabel, type FieldSpec, type ModelSpec } from "@/lib/models/catalog";
+import { formatCostEstimate, KIND_LABELS, priceLabel, type FieldSpec, type MediaFieldSpec, type ModelSpec } from "@/lib/models/catalog";
 import { mutate } from "swr";
+import { MediaField } from "./media-field";
 import { fieldValue, finishRemix, useRemixRequest } from "./remix";
 import { addSubmission, settleSubmission } from "./submissions";
 import { SPEND_KEY } from "./client-data";
@@ -77,14 +79,18 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
         <FieldErrors id="model-error" messages={errors.model} />
       </div>
 
-      {model.fields.map((field) => (
-        <Field
-          key={field.name === "prompt" ? "prompt" : `${model.id}:${field.name}`}
-          field={field}
-          errors={errors[field.name]}
-          onDurationChange={field.name === "duration" ? setDuration : undefined}
-        />
-      ))}
+      {model.fields.map((field) =>
+        field.type === "image" || field.type === "video-list" ? (
+          <MediaField key={`${model.id}:${field.name}`} field={field} modelId={model.id} modelLabel={model.label} errors={errors[field.name]} />
+        ) : (
+          <Field
+            key={field.name === "prompt" ? "prompt" : `${model.id}:${field.name}`}
+            field={field}
+            errors={errors[field.name]}
+            onDurationChange={field.name === "duration" ? setDuration : undefined}
+          />
+        ),
+      )}
 
       <div className="flex flex-wrap items-center justify-between gap-3 pt-2">
         <p className="text-sm text-zinc-600 dark:text-zinc-300">
@@ -115,7 +121,7 @@ function Field({
   errors,
   onDurationChange,
 }: {
-  field: FieldSpec;
+  field: Exclude<FieldSpec, MediaFieldSpec>;
   errors?: string[];
   onDurationChange?: (value: number | undefined) => void;
 }) {

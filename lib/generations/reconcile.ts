@@ -1,10 +1,11 @@
 // The cron's work: poll every stale PENDING task in batches, fail submissions
 // the process abandoned (through the store), keep the delivery log within its
-// retention bound, and run the media copy jobs.
+// retention bound, run the media copy jobs and delete uploaded inputs past keeping.
 import "server-only";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { expireStoredMedia, runDueMediaJobs, scheduleMediaCopies } from "@/lib/media/copy-jobs";
+import { sweepUploads } from "@/lib/media/upload-cleanup";
 import { pruneRateLimits } from "@/lib/rate-limit";
 import { failAbandonedSubmits } from "./store";
 import { refreshStaleGenerations } from "./refresh";
@@ -18,7 +19,7 @@ const ABANDONED_WITH_CALLBACKS =
 const ABANDONED_WITHOUT_CALLBACKS =
   "The app stopped before the gateway confirmed this submission, and callbacks are off, so a task the gateway may have started cannot be followed here: check the gateway's dashboard before trying again; if it did not start it, nothing was charged.";
 
-export async function reconcile(): Promise<{ polled: number; abandoned: number; prunedDeliveries: number; mediaJobs: number; mediaJobsStillRunning: number }> {
+export async function reconcile(): Promise<{ polled: number; abandoned: number; prunedDeliveries: number; mediaJobs: number; mediaJobsStillRunning: number; deletedUploads: number }> {
   let polled = 0;
   for (let batch = 0; batch < MAX_BATCHES; batch++) {
     const count = await refreshStaleGenerations();
@@ -42,6 +43,8 @@ export async function reconcile(): Promise<{ polled: number; abandoned: number; 
   // a budget so that a slow host never keeps the cron from answering.
   await scheduleMediaCopies();
   await expireStoredMedia();
+  // Uploaded inputs: unused ones after a few hours, a finished generation's after the retention.
+  const deletedUploads = await sweepUploads();
   const media = await runDueMediaJobs({ budgetMs: env.MEDIA_CRON_BUDGET_MS });
-  return { polled, abandoned, prunedDeliveries, mediaJobs: media.ran, mediaJobsStillRunning: media.stillRunning };
+  return { polled, abandoned, prunedDeliveries, mediaJobs: media.ran, mediaJobsStillRunning: media.stillRunning, deletedUploads };
 }

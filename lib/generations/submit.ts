@@ -1,6 +1,6 @@
 // Submitting a generation, shared by the server action and POST
-// /api/generations: parse → idempotency → rate limit → insert → send →
-// record, keeping an honest outcome (PENDING with a taskId, or SUBMIT_FAILED
+// /api/generations: parse → idempotency → rate limit → media inputs → insert
+// → send → record, keeping an honest outcome (PENDING with a taskId, or SUBMIT_FAILED
 // with a reason). Idempotency and the failure wording sit beside it.
 import "server-only";
 import { prisma } from "@/lib/db";
@@ -11,9 +11,11 @@ import { parseGenerationRequest } from "@/lib/models/input-schema";
 import { hitRateLimit } from "@/lib/rate-limit";
 import { estimateCredits } from "@/lib/generations/spend-limit";
 import type { Viewer } from "@/lib/viewer/get-viewer";
+import { markUploadsUsed } from "@/lib/media/upload-store";
 import { callbacksReachable, callbackUrlFor } from "./callback-url";
 import { toGeneration, type Generation } from "./generation";
 import { idempotencyFor, replaySubmission } from "./idempotency";
+import { checkMediaInputs, gatewayInputOf } from "./media-inputs";
 import { searchText } from "./search-text";
 import { insertGeneration, updateGenerationIf } from "./store";
 import { describeSubmitFailure, storedCode } from "./submit-failure";
@@ -61,6 +63,9 @@ export async function submitGeneration({
     );
   }
 
+  // Uploads and pasted URLs, checked before a row or a credit hold exists.
+  const uploadIds = await checkMediaInputs({ model, input, ownerId });
+
   const { prompt, ...rest } = input;
   let row;
   try {
@@ -89,9 +94,11 @@ export async function submitGeneration({
     throw error;
   }
 
+  // From now on the generation keeps its uploads: the cleanup follows its retention, not the unused uploads'.
+  await markUploadsUsed({ ids: uploadIds, generationId: row.id });
   const webhookUrl = callbackUrlFor(row.id);
   try {
-    const { taskId } = await sendOnce({ model: model.id, input, webhookUrl });
+    const { taskId } = await sendOnce({ model: model.id, input: gatewayInputOf(model, input), webhookUrl });
     // Conditional: a callback may already have claimed the task (see adoptTask).
     await updateGenerationIf({
       where: { id: row.id, state: "SUBMITTING", AND: [{ taskId: null }] },

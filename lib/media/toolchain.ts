@@ -74,6 +74,92 @@ export async function extractStill({
   return image && image.length > 0 ? { image, contentType: STILL_CONTENT_TYPE[format], probe } : null;
 }
 
+export type VideoProbe = MediaProbe & {
+  /** The container's own name for itself ("mov,mp4,m4a,3gp,3g2,mj2", "matroska,webm"). */
+  container: string;
+  fps: number | null;
+  /** Video packets actually present: what the file holds, whatever its header claims. */
+  packets: number | null;
+};
+
+/**
+ * A video's container facts for an upload check: size, codec, frame rate,
+ * the duration its header claims and the packets it really holds (read
+ * through without decoding, so a 100 MB file takes a fraction of a second).
+ */
+export async function probeVideo({ file, timeoutMs = 20_000 }: { file: string; timeoutMs?: number }): Promise<VideoProbe | null> {
+  const out = await run(
+    "ffprobe",
+    ["-v", "error", "-count_packets", "-select_streams", "v:0", "-show_entries", "stream=width,height,codec_name,avg_frame_rate,r_frame_rate,nb_read_packets,duration:format=duration,format_name", "-of", "json", "--", file],
+    { timeoutMs, maxBytes: MAX_PROBE_BYTES },
+  );
+  if (!out) return null;
+  try {
+    type Stream = { width?: number; height?: number; codec_name?: string; avg_frame_rate?: string; r_frame_rate?: string; nb_read_packets?: string; duration?: string };
+    const json = JSON.parse(out.toString("utf8")) as { streams?: Stream[]; format?: { duration?: string; format_name?: string } };
+    const stream = json.streams?.[0];
+    if (!stream?.width || !stream.height) return null;
+    const durations = [Number(json.format?.duration), Number(stream.duration)].filter((d) => Number.isFinite(d) && d > 0);
+    const packets = Number(stream.nb_read_packets);
+    return {
+      width: stream.width,
+      height: stream.height,
+      codec: stream.codec_name ?? "unknown",
+      container: json.format?.format_name ?? "unknown",
+      durationSeconds: durations.length ? Math.max(...durations) : null,
+      fps: rate(stream.avg_frame_rate) ?? rate(stream.r_frame_rate),
+      packets: Number.isInteger(packets) ? packets : null,
+    };
+  } catch {
+    return null;
+  }
+}
+
+const rate = (fraction: string | undefined): number | null => {
+  const [n, d] = (fraction ?? "").split("/").map(Number);
+  return n && d && Number.isFinite(n / d) && n / d > 0 ? n / d : null;
+};
+
+/**
+ * The first or the last frame of a video, at full size, as a PNG at
+ * `output` (the last: every frame of the final second is decoded, and the
+ * last one written stays). False when there is no decodable frame.
+ */
+export async function extractFrame({ file, which, output, timeoutMs = DEFAULT_TIMEOUT_MS }: { file: string; which: "first" | "last"; output: string; timeoutMs?: number }): Promise<boolean> {
+  const probe = await probeMedia({ file, timeoutMs });
+  if (!probe || probe.width > MAX_DIMENSION || probe.height > MAX_DIMENSION) return false;
+  const frames = which === "last" ? ["-sseof", "-1", "-i", file, "-map", "0:v:0", "-update", "1"] : ["-i", file, "-map", "0:v:0", "-frames:v", "1"];
+  const out = await run("ffmpeg", ["-nostdin", "-v", "error", "-threads", "1", ...frames, "-an", "-sn", "-dn", "-c:v", "png", "-f", "image2", "-y", output], { timeoutMs, maxBytes: MAX_PROBE_BYTES });
+  return out !== null;
+}
+
+export type RewriteFormat = "png" | "jpeg" | "webp" | "mp4" | "mov" | "webm";
+
+/**
+ * Writes `input` anew to `output` with nothing but its pictures (and a
+ * video's sound): an image is decoded and re-encoded (EXIF, GPS, text chunks
+ * and anything appended are gone), a video is remuxed without re-encoding
+ * (metadata, data streams and trailing bytes are gone; MP4 gets its index
+ * first, for the gateway's player). False when FFmpeg cannot do it.
+ */
+export async function rewriteMedia({ input, output, format, maxPixels, timeoutMs = 30_000 }: { input: string; output: string; format: RewriteFormat; maxPixels: number; timeoutMs?: number }): Promise<boolean> {
+  const image: Record<"png" | "jpeg" | "webp", string[]> = {
+    png: ["-c:v", "png", "-f", "image2"],
+    jpeg: ["-c:v", "mjpeg", "-q:v", "2", "-f", "image2"],
+    webp: ["-c:v", "libwebp", "-quality", "90", "-f", "webp"],
+  };
+  const video: Record<"mp4" | "mov" | "webm", string[]> = {
+    mp4: ["-c", "copy", "-movflags", "+faststart", "-f", "mp4"],
+    mov: ["-c", "copy", "-movflags", "+faststart", "-f", "mov"],
+    webm: ["-c", "copy", "-f", "webm"],
+  };
+  const streams = format in image ? ["-map", "0:v:0", "-frames:v", "1", ...image[format as keyof typeof image]] : ["-map", "0:v:0", "-map", "0:a:0?", ...video[format as keyof typeof video]];
+  // -max_pixels bounds the decoder itself: a header that lied about its size still cannot make it allocate more.
+  const args = ["-nostdin", "-v", "error", "-threads", "1", "-max_pixels", String(maxPixels), "-i", input, ...streams, "-map_metadata", "-1", "-map_chapters", "-1", "-y", output];
+  const out = await run("ffmpeg", args, { timeoutMs, maxBytes: MAX_PROBE_BYTES });
+  return out !== null;
+}
+
 /** Whether the toolchain is installed, and which version (for the doctor). */
 export async function toolchainVersion(): Promise<string | null> {
   try {

@@ -1,6 +1,10 @@
 // The model catalog: every model the kit offers, its kind, price and input
 // fields. Plain data, so the browser can render the form from it without zod.
-// To offer another of the gateway's models, add one entry here.
+// To offer another of the gateway's models, add one entry here: media inputs
+// (frames, reference videos) carry their limits beside the price and schema.
+import type { ImageLimits, VideoLimits } from "./media-limits";
+
+export type { ImageLimits, VideoLimits };
 
 export type ModelKind = "text-to-video" | "first-last-frame" | "reference-to-video";
 
@@ -9,7 +13,13 @@ export type FieldSpec =
   | { name: string; label: string; type: "integer"; required: boolean; min: number; max: number; default?: number; unit?: string }
   | { name: string; label: string; type: "select"; required: boolean; options: readonly string[]; default?: string }
   | { name: string; label: string; type: "url"; required: boolean; placeholder?: string }
-  | { name: string; label: string; type: "url-list"; required: boolean; maxItems: number; placeholder?: string };
+  | { name: string; label: string; type: "url-list"; required: boolean; maxItems: number; placeholder?: string }
+  /** An image the end user uploads (or an API client names by public URL); checked against `limits` from its bytes. */
+  | { name: string; label: string; type: "image"; required: boolean; limits: ImageLimits }
+  /** One to `maxItems` videos, uploaded or by public URL, each checked against `limits`. */
+  | { name: string; label: string; type: "video-list"; required: boolean; maxItems: number; limits: VideoLimits };
+
+export type MediaFieldSpec = Extract<FieldSpec, { type: "image" | "video-list" }>;
 
 export type ModelSpec = {
   id: string;
@@ -51,9 +61,33 @@ const textToVideoFields: readonly FieldSpec[] = [
   { name: "negative_prompt", label: "Negative prompt", type: "text", required: false, maxLength: 500 },
   { name: "seed", label: "Seed", type: "integer", required: false, min: 0, max: 2_147_483_647 },
 ];
-const referenceFields: readonly FieldSpec[] = [
+const MB = 1024 * 1024;
+/** Stills the first/last-frame model takes: a photo from a phone fits, a poster-sized scan does not. */
+const frameLimits: ImageLimits = {
+  formats: ["png", "jpeg", "webp"],
+  maxBytes: 10 * MB,
+  minWidth: 256,
+  minHeight: 256,
+  maxWidth: 4096,
+  maxHeight: 4096,
+  minAspect: 0.4,
+  maxAspect: 2.5,
+};
+/** Reference clips; each reference model differs only in how long a clip it takes. */
+const referenceLimits = (maxDurationSeconds: number): VideoLimits => ({
+  formats: ["mp4", "mov", "webm"],
+  maxBytes: 100 * MB,
+  minWidth: 256,
+  minHeight: 256,
+  maxWidth: 1920,
+  maxHeight: 1920,
+  minDurationSeconds: 1,
+  maxDurationSeconds,
+  maxFps: 60,
+});
+const referenceFields = (maxDurationSeconds: number): readonly FieldSpec[] => [
   prompt,
-  { name: "reference_video_urls", label: "Reference video URLs", type: "url-list", required: true, maxItems: 3, placeholder: "https://example.com/reference.mp4" },
+  { name: "reference_video_urls", label: "Reference videos", type: "video-list", required: true, maxItems: 3, limits: referenceLimits(maxDurationSeconds) },
   duration,
 ];
 
@@ -67,14 +101,14 @@ export const MODELS = [
     usdPerSecond: 0.1408,
     fields: [
       prompt,
-      { name: "first_frame_url", label: "First frame image URL", type: "url", required: true, placeholder: "https://example.com/first.png" },
-      { name: "last_frame_url", label: "Last frame image URL", type: "url", required: true, placeholder: "https://example.com/last.png" },
+      { name: "first_frame_url", label: "First frame", type: "image", required: true, limits: frameLimits },
+      { name: "last_frame_url", label: "Last frame", type: "image", required: true, limits: frameLimits },
       duration,
     ],
   },
-  { id: "beta-1-1/reference-to-video", label: "Beta 1.1 reference", kind: "reference-to-video", usdPerSecond: null, fields: referenceFields },
-  { id: "gamma/reference-to-video", label: "Gamma reference", kind: "reference-to-video", usdPerSecond: null, fields: referenceFields },
-  { id: "delta-h3/reference-to-video", label: "Delta H3 reference", kind: "reference-to-video", usdPerSecond: 0.1181, fields: referenceFields },
+  { id: "beta-1-1/reference-to-video", label: "Beta 1.1 reference", kind: "reference-to-video", usdPerSecond: null, fields: referenceFields(15) },
+  { id: "gamma/reference-to-video", label: "Gamma reference", kind: "reference-to-video", usdPerSecond: null, fields: referenceFields(8) },
+  { id: "delta-h3/reference-to-video", label: "Delta H3 reference", kind: "reference-to-video", usdPerSecond: 0.1181, fields: referenceFields(10) },
 ] as const satisfies readonly ModelSpec[];
 
 export type ModelId = (typeof MODELS)[number]["id"];
@@ -89,6 +123,11 @@ export const KIND_LABELS: Record<ModelKind, string> = {
 
 export function findModel(id: string): ModelSpec | undefined {
   return MODELS.find((m) => m.id === id);
+}
+
+/** A model's media field by name (the upload route checks a file against it), or undefined. */
+export function findMediaField(model: ModelSpec, name: string): MediaFieldSpec | undefined {
+  return model.fields.find((f): f is MediaFieldSpec => f.name === name && (f.type === "image" || f.type === "video-list"));
 }
 
 export function priceLabel(model: ModelSpec): string {

@@ -8,6 +8,21 @@ const httpUrl = z
   .trim()
   .pipe(z.url({ protocol: /^https?$/, message: "Enter an http(s) URL" }));
 
+/** An upload's id (lib/media/uploads): where a media field takes a URL, it takes one of these too. */
+export const UPLOAD_ID_PATTERN = /^upl_[a-z0-9]{24}$/;
+export const isUploadId = (value: unknown): value is string => typeof value === "string" && UPLOAD_ID_PATTERN.test(value);
+
+const mediaReference = z
+  .string()
+  .trim()
+  .refine((v) => isUploadId(v) || httpUrl.safeParse(v).success, "Upload a file, or enter an http(s) URL");
+
+const listOf = (item: z.ZodType, maxItems: number, noun: string) =>
+  z.preprocess(
+    (v) => (typeof v === "string" ? v.split(/[\s,]+/).filter(Boolean) : v),
+    z.array(item).min(1, `Enter at least one ${noun}`).max(maxItems, `At most ${maxItems} ${noun}s`),
+  );
+
 function fieldSchema(field: FieldSpec): z.ZodType {
   switch (field.type) {
     case "text":
@@ -28,10 +43,11 @@ function fieldSchema(field: FieldSpec): z.ZodType {
     case "url":
       return httpUrl;
     case "url-list":
-      return z.preprocess(
-        (v) => (typeof v === "string" ? v.split(/[\s,]+/).filter(Boolean) : v),
-        z.array(httpUrl).min(1, "Enter at least one URL").max(field.maxItems, `At most ${field.maxItems} URLs`),
-      );
+      return listOf(httpUrl, field.maxItems, "URL");
+    case "image":
+      return mediaReference;
+    case "video-list":
+      return listOf(mediaReference, field.maxItems, "video");
   }
 }
 

@@ -26,6 +26,20 @@ export class GalleryPage {
     await this.page.getByRole("button", { name: "Generate video" }).click();
   }
 
+  /** The media field labelled `label` (a frame, reference videos): its drop zone. */
+  mediaField(label: string): Locator {
+    return this.page.getByRole("group", { name: label, exact: true });
+  }
+
+  /** Picks files for a media field and waits until every one is uploaded and checked. */
+  async attach(label: string, ...files: { name: string; mimeType: string; buffer: Buffer }[]) {
+    const field = this.mediaField(label);
+    const before = await field.getByTestId("upload-item").count();
+    await field.locator('input[type="file"]').setInputFiles(files);
+    await expect(field.getByTestId("upload-item")).toHaveCount(before + files.length);
+    for (const item of await field.getByTestId("upload-item").all()) await expect(item).toHaveAttribute("data-status", "done", { timeout: 20_000 });
+  }
+
   /** The card of the generation whose prompt contains `text`. */
   card(text: string): Locator {
     return this.page.getByRole("article", { name: new RegExp(escapeRegExp(text)) });
@@ -86,6 +100,11 @@ export class SimulatorFixture {
 
   callbacks() {
     return this.control.callbacks(this.marker);
+  }
+
+  /** The input files the gateway fetched for this test's tasks. */
+  inputs() {
+    return this.control.inputs(this.marker);
   }
 }
 

@@ -2,6 +2,7 @@
 // and filters in the address bar, and progress against the app's own history.
 // Every flow narrows the gallery to its own marker with the search box, so
 // flows running side by side never see each other's cards.
+import { image } from "../support/media-fixtures";
 import { expect, test, type GalleryPage } from "./fixtures";
 
 async function search(gallery: GalleryPage, text: string) {
@@ -149,14 +150,19 @@ test("progress: no bar without history; the next generation of that model and du
   const second = simulator.prompt("Clouds over a ridge, second take");
   await gallery.goto();
   await gallery.chooseModel("alpha-2.5-first-last-frame-480p");
-  const frames = { "First frame image URL": "https://images.example.com/a.png", "Last frame image URL": "https://images.example.com/b.png" };
-  await gallery.submit(first, { ...frames, "Duration (s)": duration });
+  const frames = async () => {
+    await gallery.attach("First frame", { name: "a.png", mimeType: "image/png", buffer: image() });
+    await gallery.attach("Last frame", { name: "b.png", mimeType: "image/png", buffer: image() });
+  };
+  await frames();
+  await gallery.submit(first, { "Duration (s)": duration });
   await expect(gallery.card(first).getByTestId("progress")).toHaveAttribute("data-progress", "unknown");
   await expect(gallery.card(first).getByRole("progressbar")).toHaveCount(0);
   await expect(gallery.badge(first)).toHaveText("Ready");
 
   await simulator.scenario({ pendingMs: 60_000 });
-  await gallery.submit(second, { ...frames, "Duration (s)": duration });
+  await frames();
+  await gallery.submit(second, { "Duration (s)": duration });
   const bar = gallery.card(second).getByRole("progressbar");
   await expect(bar).toBeVisible();
   await expect(gallery.card(second).getByTestId("progress")).toContainText(/left|longer than usual/);

@@ -1,6 +1,7 @@
 // Submitting each kind of model, and what the user sees when input is wrong or
 // the gateway is down.
 import { SIMULATOR_URL } from "../../playwright.config";
+import { clip, image } from "../support/media-fixtures";
 import { expect, test } from "./fixtures";
 
 test("text to video: a prompt becomes a playable video by callback, with the credits it cost", async ({ gallery, simulator }) => {
@@ -31,27 +32,26 @@ test("text to video: a prompt becomes a playable video by callback, with the cre
   expect(await simulator.callbacks()).toEqual([expect.objectContaining({ taskId: task!.taskId, status: 200 })]);
 });
 
-test("first and last frame: image URLs go to the gateway and the video arrives", async ({ gallery, simulator }) => {
+test("first and last frame: uploaded images go to the gateway and the video arrives", async ({ gallery, simulator }) => {
   const prompt = simulator.prompt("The bud opens into a flower");
   await gallery.goto();
   await gallery.chooseModel("alpha-2.5-first-last-frame-480p");
-  await gallery.submit(prompt, {
-    "First frame image URL": "https://images.example.com/bud.png",
-    "Last frame image URL": "https://images.example.com/flower.png",
-    "Duration (s)": "4",
-  });
+  await gallery.attach("First frame", { name: "bud.png", mimeType: "image/png", buffer: image() });
+  await gallery.attach("Last frame", { name: "flower.png", mimeType: "image/png", buffer: image() });
+  await gallery.submit(prompt, { "Duration (s)": "4" });
   await expect(gallery.badge(prompt)).toHaveText("Ready");
   await expect(gallery.card(prompt).getByTestId("credits-consumed")).toHaveText("0.5632 credits");
   const [task] = await simulator.tasks();
   expect(task).toMatchObject({ model: "alpha-2.5-first-last-frame-480p", state: "SUCCESS" });
 });
 
-test("reference to video: reference URLs go to the gateway; pay-per-use shows no estimate", async ({ gallery, simulator }) => {
+test("reference to video: an uploaded reference goes to the gateway; pay-per-use shows no estimate", async ({ gallery, simulator }) => {
   const prompt = simulator.prompt("Same dance, but underwater");
   await gallery.goto();
   await gallery.chooseModel("gamma/reference-to-video");
   await expect(gallery.page.getByTestId("cost-estimate")).toHaveText("pay-per-use");
-  await gallery.submit(prompt, { "Reference video URLs": "https://videos.example.com/dance.mp4" });
+  await gallery.attach("Reference videos", { name: "dance.mp4", mimeType: "video/mp4", buffer: clip({ seconds: 1 }) });
+  await gallery.submit(prompt);
   await expect(gallery.badge(prompt)).toHaveText("Ready");
   const [task] = await simulator.tasks();
   expect(task).toMatchObject({ model: "gamma/reference-to-video", state: "SUCCESS" });

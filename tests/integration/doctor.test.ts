@@ -42,7 +42,7 @@ const fixAfter = (output: string, name: string) => {
 test("against the running stack every check passes, the balance is shown, and it exits 0", async () => {
   const { code, output } = await doctor();
   expect(output).not.toContain("✗");
-  for (const name of ["Node.js", "Environment files", "Configuration", "Secrets", "Database", "Gateway", "Callbacks", "Cron", "Media toolchain"]) {
+  for (const name of ["Node.js", "Environment files", "Configuration", "Secrets", "Database", "Gateway", "Callbacks", "Inputs", "Cron", "Media toolchain"]) {
     expect(line(output, "✓", name), `${name} in:\n${output}`).toBeDefined();
   }
   expect(line(output, "✓", "Gateway")).toMatch(/balance \d+ credits/);
@@ -64,7 +64,7 @@ test("a wrong key: ✗ Gateway says the key is wrong", async () => {
 // skip says why, rather than a weaker check that passes.
 const outward = Object.values(os.networkInterfaces()).flat().find((a) => a && a.family === "IPv4" && !a.internal)?.address;
 const withOutwardAddress = outward ? test : test.skip;
-withOutwardAddress(`a remote gateway with a localhost PUBLIC_BASE_URL: ✗ Callbacks, with the public-address fix${outward ? "" : " (skipped: this machine has no non-loopback IPv4 address)"}`, async () => {
+withOutwardAddress(`a remote gateway with a localhost PUBLIC_BASE_URL: ✗ Callbacks and ✗ Inputs, with the public-address fix${outward ? "" : " (skipped: this machine has no non-loopback IPv4 address)"}`, async () => {
   remote = await startSimulator({ SIMULATOR_HOST: "0.0.0.0", SIMULATOR_LOG: "quiet" });
   const gateway = remote.url.replace("127.0.0.1", outward!);
   const { code, output } = await doctor({
@@ -75,8 +75,10 @@ withOutwardAddress(`a remote gateway with a localhost PUBLIC_BASE_URL: ✗ Callb
   });
   expect(line(output, "✗", "Callbacks")).toMatch(/cannot call back PUBLIC_BASE_URL=http:\/\/localhost:3000: localhost is a local/);
   expect(fixAfter(output, "Callbacks")).toMatch(/fix: set PUBLIC_BASE_URL to the app's public https address/);
-  // The callback check is the only one that fails: the remote gateway itself answers.
-  expect(output.match(/^✗/gm)).toHaveLength(1);
+  // Uploaded inputs follow the same rule: the gateway could not fetch them either.
+  expect(line(output, "✗", "Inputs")).toMatch(/could not fetch uploaded frames and videos from PUBLIC_BASE_URL=http:\/\/localhost:3000: localhost is a local, private or link-local address; submissions with uploads are refused/);
+  // Callbacks and inputs are the only ones that fail: the remote gateway itself answers.
+  expect(output.match(/^✗/gm)).toHaveLength(2);
   expect(code).toBe(1);
 });
 
@@ -134,7 +136,7 @@ describe("GET /api/health?verbose=1", () => {
     const body = (await response.json()) as { ok: boolean; checks: { name: string; status: string }[] };
     expect(body.ok).toBe(true);
     expect(body.checks.map((c) => [c.name, c.status])).toEqual(
-      ["Node.js", "Environment files", "Configuration", "Secrets", "Database", "Gateway", "Callbacks", "Cron", "Media toolchain"].map((name) => [name, "ok"]),
+      ["Node.js", "Environment files", "Configuration", "Secrets", "Database", "Gateway", "Callbacks", "Inputs", "Cron", "Media toolchain"].map((name) => [name, "ok"]),
     );
   });
 

@@ -1,16 +1,21 @@
 // The spending cap per owner, through the real routes, database and simulator:
 // concurrent submits near the cap never overshoot it, refusals never reach
 // the gateway, owners' caps are independent, and a failure gives its estimate back.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { startApp, waitFor } from "../support/app";
+import { clip } from "../support/media-fixtures";
 import { uniqueMarker } from "../support/simulator-control";
+import { uploadId } from "../support/uploads";
 
 // 2-second 480p videos: 0.2816 credits each, so seven fit under 2 credits and the eighth does not.
 const CAP = 2;
 const ESTIMATE = 0.2816;
 // Every visitor here submits from 127.0.0.1: the address cap (its own file, spend-caps-anonymous) is off.
 const app = await startApp({
-  env: { SPEND_LIMIT_CREDITS: String(CAP), SPEND_LIMIT_ADDRESS_CREDITS: "0", SPEND_LIMIT_WINDOW: "day", SUBMIT_RATE_LIMIT: "0" },
+  env: { SPEND_LIMIT_CREDITS: String(CAP), SPEND_LIMIT_ADDRESS_CREDITS: "0", SPEND_LIMIT_WINDOW: "day", SUBMIT_RATE_LIMIT: "0", MEDIA_LOCAL_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "framehook-spend-")) },
 });
 const { prisma } = await import("@/lib/db");
 
@@ -84,9 +89,10 @@ describe("spending cap", () => {
     const marker = uniqueMarker("cap-ppu");
     await app.simulator.scenario({ match: marker, pendingMs: 60_000, callback: { mode: "drop" } });
     const visitor = app.visitor();
+    const reference = await uploadId(visitor, clip({ seconds: 1 }), { model: "gamma/reference-to-video", field: "reference_video_urls" });
     const response = await visitor("/api/generations", {
       method: "POST",
-      json: { model: "gamma/reference-to-video", input: { prompt: `echo ${marker}`, reference_video_urls: ["https://example.com/r.mp4"], duration: 10 } },
+      json: { model: "gamma/reference-to-video", input: { prompt: `echo ${marker}`, reference_video_urls: [reference], duration: 10 } },
     });
     expect(response.status).toBe(201);
     expect(await spendOf(visitor)).toMatchObject({ used: 1.5 });

@@ -1,8 +1,11 @@
 // Contract-test harness: a simulator process of the test file's own (its env,
 // a free port) driven over HTTP, and a webhook receiver that records every
 // callback and answers 200, 500 or nothing on demand.
+import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { image } from "../support/media-fixtures";
 import { startSimulator } from "../support/global-setup";
 import { SimulatorControl } from "../support/simulator-control";
 
@@ -111,14 +114,33 @@ let counter = 0;
 /** A marker unique to this test: scenarios and read-backs are keyed by it. */
 export const marker = (label: string) => `[${label}-${process.pid}-${++counter}]`;
 
+/**
+ * Input files the simulator can fetch (it fetches every input URL of a task,
+ * as a real gateway does): a PNG frame, an MP4 clip, and whatever else a test
+ * serves with `inputFiles.set(path, bytes)`.
+ */
+export const inputFiles = new Map<string, Buffer>([
+  ["/first.png", image({ width: 320, height: 240 })],
+  ["/last.png", image({ width: 320, height: 240 })],
+  ["/ref.mp4", fs.readFileSync(path.join(import.meta.dirname, "../../simulator/media/sample-1.mp4"))],
+]);
+const inputServer = http.createServer((req, res) => {
+  const body = inputFiles.get(new URL(req.url ?? "/", "http://x").pathname);
+  if (!body) return res.writeHead(404).end("no such file");
+  res.writeHead(200, { "Content-Length": body.length }).end(body);
+});
+await new Promise<void>((resolve) => inputServer.listen(0, "127.0.0.1", resolve));
+inputServer.unref();
+export const inputBase = `http://127.0.0.1:${(inputServer.address() as AddressInfo).port}`;
+
 /** Valid inputs for each model kind. */
 export const inputs = {
   text: (prompt: string, duration?: number) => ({ prompt, ...(duration === undefined ? {} : { duration }) }),
   frames: (prompt: string, duration?: number) => ({
     prompt,
-    first_frame_url: "https://example.com/first.png",
-    last_frame_url: "https://example.com/last.png",
+    first_frame_url: `${inputBase}/first.png`,
+    last_frame_url: `${inputBase}/last.png`,
     ...(duration === undefined ? {} : { duration }),
   }),
-  reference: (prompt: string, duration?: number) => ({ prompt, reference_video_urls: ["https://example.com/ref.mp4"], ...(duration === undefined ? {} : { duration }) }),
+  reference: (prompt: string, duration?: number) => ({ prompt, reference_video_urls: [`${inputBase}/ref.mp4`], ...(duration === undefined ? {} : { duration }) }),
 };

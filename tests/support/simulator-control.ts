@@ -43,6 +43,8 @@ export type SimulatedTask = { taskId: string; state: string; creditsConsumed: nu
 export type GatewayRequest = { method: string; path: string; status: number; taskId?: string; prompt?: string; delayedMs: number };
 export type MediaDownload = { taskId: string; method: string; status: number; range: string | null; bytes: number; at: number };
 /** `retryInMs`: when this copy's next attempt is due, or null when none will follow. */
+export type InputFetch = { taskId: string; field: string; url: string; status: number | string; bytes: number; ok: boolean; message: string | null };
+
 export type CallbackAttempt = { taskId: string; copy: number; attempt: number; status: number | string; state?: string; at?: number; retryInMs?: number | null };
 /** Run-time settings, under their SIMULATOR_* environment names (see simulator/README.md). */
 export type SimulatorSettings = Record<`SIMULATOR_${string}`, number | string | boolean>;
@@ -93,6 +95,10 @@ export class SimulatorControl {
     return this.call<MediaDownload[]>("GET", `/__control/media?match=${encodeURIComponent(match)}`);
   }
   /** Expires the marker's result URLs now (410 from then on). */
+  /** The input files the simulated gateway fetched for tasks whose prompt contains `match`. */
+  inputs(match?: string) {
+    return this.call<InputFetch[]>("GET", `/__control/inputs${match ? `?match=${encodeURIComponent(match)}` : ""}`);
+  }
   expire(match: string) {
     return this.call<{ expired: number }>("POST", "/__control/expire", { match });
   }

@@ -2,6 +2,7 @@
 // which base URLs a remote gateway cannot call, and the production secret rule.
 import { describe, expect, test } from "vitest";
 import { classifyProbe, unreachableReason } from "@/lib/doctor/callbacks";
+import { classifyInputProbe } from "@/lib/doctor/inputs";
 import { checkCron, checkNodeVersion, checkSecrets, variableNames } from "@/lib/doctor/environment";
 
 describe("classifyProbe: GET on the receiver", () => {
@@ -16,6 +17,21 @@ describe("classifyProbe: GET on the receiver", () => {
     [502, {}, /answered 502, not the receiver's 405/],
   ])("%i → %s", (status, headers, problem) => {
     const verdict = classifyProbe(status, new Headers(headers));
+    if (!problem) return expect(verdict).toEqual({ ok: true });
+    expect(verdict.ok).toBe(false);
+    if (!verdict.ok) expect(verdict.detail).toMatch(problem);
+  });
+});
+
+describe("classifyInputProbe: GET on an input link with no valid signature", () => {
+  test.each([
+    [404, "application/json", '{"error":{"code":"not_found","message":"No such input."}}', undefined],
+    [404, "text/html", "<h1>Not found</h1>", /not the input route's 404/],
+    [401, "text/plain", "Authentication required.", /password or deployment protection/],
+    [307, "", "", /a redirect/],
+    [200, "text/html", "<html>", /answered 200 \(text\/html\)/],
+  ])("%i %s → %s", (status, type, body, problem) => {
+    const verdict = classifyInputProbe(status, type, body);
     if (!problem) return expect(verdict).toEqual({ ok: true });
     expect(verdict.ok).toBe(false);
     if (!verdict.ok) expect(verdict.detail).toMatch(problem);

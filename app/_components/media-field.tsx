@@ -1,0 +1,279 @@
+"use client";
+// A media input of the form (a frame, reference videos): pick, drop or paste
+// a file; it is checked here against the model's limits for a quick answer,
+// uploaded with progress and a cancel button (XMLHttpRequest: fetch reports
+// no upload progress), then checked again on the server from its bytes. The
+// form submits the upload ids, in a hidden input named like the field; until
+// then they are kept in the tab's session, so a reload does not lose them.
+import { useEffect, useId, useRef, useState } from "react";
+import type { MediaFieldSpec } from "@/lib/models/catalog";
+import { readSavedUploads, saveUploads, uploadSessionKey, watchSavedUploads } from "./upload-session";
+import { describeLimits, FORMAT_CONTENT_TYPE, formatBytes, formatSeconds, isVideoLimits, mediaProblems, type MediaFormat } from "@/lib/models/media-limits";
+
+type Uploaded = { id: string; width: number; height: number; durationSeconds: number | null; fps: number | null; size: number };
+type Item = {
+  key: string;
+  name: string;
+  previewUrl: string;
+  video: boolean;
+  status: "checking" | "uploading" | "done" | "error";
+  progress: number;
+  error?: string;
+  upload?: Uploaded;
+  abort?: () => void;
+};
+
+const FORMAT_OF: Record<string, MediaFormat> = Object.fromEntries(Object.entries(FORMAT_CONTENT_TYPE).map(([format, type]) => [type, format as MediaFormat]));
+
+export function MediaField({ field, modelId, modelLabel, errors }: { field: MediaFieldSpec; modelId: string; modelLabel: string; errors?: string[] }) {
+  const [items, setItems] = useState<Item[]>([]);
+  const [dragging, setDragging] = useState(false);
+  const [announcement, setAnnouncement] = useState("");
+  const inputRef = useRef<HTMLInputElement>(null);
+  const zoneRef = useRef<HTMLDivElement>(null);
+  const baseId = useId();
+  const id = `field-${field.name}`;
+  const maxItems = field.type === "image" ? 1 : field.maxItems;
+  const video = isVideoLimits(field.limits);
+  const accept = field.limits.formats.map((f) => FORMAT_CONTENT_TYPE[f]).join(",");
+  const helpId = `${id}-help`;
+  const errorId = `${id}-error`;
+
+  const update = (key: string, change: Partial<Item>) => setItems((all) => all.map((item) => (item.key === key ? { ...item, ...change } : item)));
+
+  // Uploaded files survive a reload until they are used: kept in this tab's session, shown from the server.
+  const storageKey = uploadSessionKey(modelId, field.name);
+  const restored = useRef(false);
+  useEffect(() => {
+    const restore = () => {
+      const kept = readSavedUploads(storageKey).map((item) => ({ ...item, key: `${baseId}-${item.upload.id}`, previewUrl: `/api/uploads/${item.upload.id}`, status: "done" as const, progress: 1 }));
+      if (kept.length) setItems(kept);
+      restored.current = true;
+    };
+    // After the first paint, as the server rendered the field empty (it has no session storage).
+    const frame = requestAnimationFrame(restore);
+    // "Use last frame as first frame" puts an upload here while the field is showing.
+    const unwatch = watchSavedUploads(storageKey, restore);
+    return () => {
+      cancelAnimationFrame(frame);
+      unwatch();
+    };
+  }, [storageKey, baseId]);
+  useEffect(() => {
+    if (restored.current) saveUploads(storageKey, items.filter((item) => item.status === "done").map(({ name, video, upload }) => ({ name, video, upload: upload! })));
+  }, [items, storageKey]);
+
+  // The form's reset (after a successful submission) empties the field too.
+  useEffect(() => {
+    const form = zoneRef.current?.closest("form");
+    const clear = () => setItems([]);
+    form?.addEventListener("reset", clear);
+    return () => form?.removeEventListener("reset", clear);
+  }, []);
+
+  async function add(files: File[]) {
+    const room = maxItems - items.filter((i) => i.status !== "error").length;
+    const taken = files.slice(0, Math.max(0, maxItems === 1 ? 1 : room));
+    if (maxItems === 1) setItems((all) => (all.forEach((i) => i.abort?.()), []));
+    for (const file of taken) void addOne(file);
+    if (files.length > taken.length) setAnnouncement(`${modelLabel} takes at most ${maxItems} ${video ? "videos" : "images"}.`);
+  }
+
+  async function addOne(file: File) {
+    const key = `${baseId}-${Math.random().toString(36).slice(2)}`;
+    const isVideo = file.type.startsWith("video/");
+    const item: Item = { key, name: file.name, previewUrl: URL.createObjectURL(file), video: isVideo, status: "checking", progress: 0 };
+    setItems((all) => [...all, item]);
+    // A quick check here with the same words as the server's; the server decides from the bytes.
+    const format = FORMAT_OF[file.type];
+    const facts = format ? await readFacts(item.previewUrl, isVideo) : null;
+    // A length the browser cannot read (a codec it does not play) is left to the server.
+    const readable = facts !== null && !(isVideo && facts.durationSeconds === null);
+    const problems = format
+      ? readable
+        ? mediaProblems({ facts: { format, size: file.size, ...facts! }, limits: field.limits, modelLabel })
+        : []
+      : file.size > field.limits.maxBytes
+        ? [`This file is ${formatBytes(file.size)}; ${modelLabel} takes up to ${formatBytes(field.limits.maxBytes)}.`]
+        : [];
+    if (problems.length) {
+      update(key, { status: "error", error: problems.join(" ") });
+      setAnnouncement(`${file.name}: ${problems.join(" ")}`);
+      return;
+    }
+    const xhr = new XMLHttpRequest();
+    update(key, { status: "uploading", abort: () => xhr.abort() });
+    setAnnouncement(`Uploading ${file.name}…`);
+    xhr.upload.onprogress = (event) => event.lengthComputable && update(key, { progress: event.loaded / event.total });
+    xhr.onload = () => {
+      let body: { id?: string; error?: { message?: string } } & Partial<Uploaded> = {};
+      try {
+        body = JSON.parse(xhr.responseText);
+      } catch {}
+      if (xhr.status === 201 && body.id) {
+        update(key, { status: "done", progress: 1, upload: body as Uploaded, abort: undefined });
+        setAnnouncement(`${file.name} uploaded: ${describeUpload(body as Uploaded)}.`);
+      } else {
+        const message = body.error?.message ?? `The upload failed (${xhr.status}).`;
+        update(key, { status: "error", error: message, abort: undefined });
+        setAnnouncement(`${file.name}: ${message}`);
+      }
+    };
+    xhr.onerror = () => update(key, { status: "error", error: "The upload failed: check your connection and try again.", abort: undefined });
+    xhr.onabort = () => {
+      setItems((all) => all.filter((i) => i.key !== key));
+      setAnnouncement(`Upload of ${file.name} cancelled.`);
+    };
+    xhr.open("POST", `/api/uploads?model=${encodeURIComponent(modelId)}&field=${encodeURIComponent(field.name)}`);
+    xhr.send(file);
+  }
+
+  function remove(item: Item) {
+    if (item.abort) return item.abort();
+    if (item.previewUrl.startsWith("blob:")) URL.revokeObjectURL(item.previewUrl);
+    setItems((all) => all.filter((i) => i.key !== item.key));
+    // An upload no generation used goes at once rather than after the unused-upload delay.
+    if (item.upload) void fetch(`/api/uploads/${item.upload.id}`, { method: "DELETE" }).catch(() => undefined);
+    setAnnouncement(`${item.name} removed.`);
+    inputRef.current?.focus();
+  }
+
+  const ids = items.filter((i) => i.status === "done").map((i) => i.upload!.id);
+  const full = items.filter((i) => i.status !== "error").length >= maxItems && maxItems > 1;
+  const describedBy = [helpId, errors?.length ? errorId : ""].filter(Boolean).join(" ");
+  return (
+    <div>
+      <span id={`${id}-label`} className="block text-sm font-medium">
+        {field.label}
+        {!field.required && <span className="font-normal text-zinc-500 dark:text-zinc-400"> · optional</span>}
+      </span>
+      <input type="hidden" name={`input.${field.name}`} value={ids.join("\n")} />
+      <div
+        ref={zoneRef}
+        role="group"
+        aria-labelledby={`${id}-label`}
+        aria-describedby={describedBy}
+        onDragOver={(event) => {
+          event.preventDefault();
+          setDragging(true);
+        }}
+        onDragLeave={() => setDragging(false)}
+        onDrop={(event) => {
+          event.preventDefault();
+          setDragging(false);
+          void add(Array.from(event.dataTransfer.files));
+        }}
+        onPaste={(event) => {
+          const files = Array.from(event.clipboardData.files);
+          if (files.length) {
+            event.preventDefault();
+            void add(files);
+          }
+        }}
+        className={`mt-1 rounded-lg border-2 border-dashed p-3 text-sm ${dragging ? "border-brand-600 bg-brand-50 dark:bg-zinc-800" : "border-zinc-300 dark:border-zinc-700"} ${errors?.length ? "border-red-500" : ""}`}
+      >
+        {!full && (
+          <div className="flex flex-wrap items-center gap-2">
+            <label
+              htmlFor={id}
+              className="cursor-pointer rounded-md bg-zinc-100 px-3 py-1.5 font-medium ring-1 ring-zinc-300 has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-brand-600 hover:bg-zinc-200 dark:bg-zinc-800 dark:ring-zinc-700"
+            >
+              {items.length && maxItems === 1 ? "Replace" : "Choose"} {video ? "video" : "image"}
+              <input
+                ref={inputRef}
+                id={id}
+                type="file"
+                accept={accept}
+                multiple={maxItems > 1}
+                aria-invalid={errors?.length ? true : undefined}
+                aria-describedby={describedBy}
+                className="sr-only"
+                onChange={(event) => {
+                  void add(Array.from(event.target.files ?? []));
+                  event.target.value = "";
+                }}
+              />
+            </label>
+            <span className="text-zinc-600 dark:text-zinc-400">or drop {maxItems > 1 ? "files" : "a file"} here, or paste</span>
+          </div>
+        )}
+        {items.length > 0 && (
+          <ul className="mt-2 space-y-2" aria-label={`${field.label}: files`}>
+            {items.map((item) => (
+              <li key={item.key} className="flex flex-wrap items-center gap-x-3 gap-y-1" data-testid="upload-item" data-status={item.status}>
+                {item.video ? (
+                  <video src={item.previewUrl} muted playsInline preload="metadata" className="h-12 w-16 shrink-0 rounded bg-black object-cover" aria-hidden="true" />
+                ) : (
+                  // eslint-disable-next-line @next/next/no-img-element -- a local object URL, not an optimisable asset
+                  <img src={item.previewUrl} alt="" className="h-12 w-16 shrink-0 rounded bg-zinc-100 object-cover" />
+                )}
+                <p className="min-w-0 flex-1 truncate font-medium">{item.name}</p>
+                <button
+                  type="button"
+                  onClick={() => remove(item)}
+                  className="rounded-md px-2 py-1 text-sm font-medium text-zinc-700 ring-1 ring-zinc-300 hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-brand-600 dark:text-zinc-200 dark:ring-zinc-700"
+                >
+                  {item.status === "uploading" || item.status === "checking" ? "Cancel" : "Remove"}
+                  <span className="sr-only"> {item.name}</span>
+                </button>
+                <div className="basis-full">
+                  {item.status === "uploading" && (
+                    <progress className="h-1.5 w-full" max={1} value={item.progress} aria-label={`Uploading ${item.name}`}>
+                      {Math.round(item.progress * 100)}%
+                    </progress>
+                  )}
+                  {item.status === "checking" && <p className="text-zinc-600 dark:text-zinc-400">Reading…</p>}
+                  {item.status === "done" && <p className="text-zinc-600 dark:text-zinc-400" data-testid="upload-facts">{describeUpload(item.upload!)}</p>}
+                  {item.status === "error" && <p className="text-red-700 dark:text-red-400" data-testid="upload-error">{item.error}</p>}
+                </div>
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+      <p id={helpId} className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">
+        {describeLimits(field.limits)}
+        {maxItems > 1 ? ` · up to ${maxItems}` : ""}
+      </p>
+      {errors?.length ? (
+        <p id={errorId} className="mt-1 text-sm text-red-700 dark:text-red-400">
+          {errors.join(" ")}
+        </p>
+      ) : null}
+      <p className="sr-only" role="status" aria-live="polite">
+        {announcement}
+      </p>
+    </div>
+  );
+}
+
+function describeUpload(upload: Uploaded): string {
+  const parts = [`${upload.width} × ${upload.height} px`];
+  if (upload.durationSeconds !== null) parts.push(formatSeconds(upload.durationSeconds));
+  if (upload.fps) parts.push(`${Math.round(upload.fps)} fps`);
+  parts.push(formatBytes(upload.size));
+  return parts.join(" · ");
+}
+
+/** What the browser can read of a picked file before it is sent: its size in pixels and a video's length. */
+function readFacts(url: string, video: boolean): Promise<{ width: number; height: number; durationSeconds: number | null; fps: null } | null> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(null), 5000);
+    const done = (facts: { width: number; height: number; durationSeconds: number | null } | null) => {
+      clearTimeout(timer);
+      resolve(facts && facts.width > 0 ? { ...facts, fps: null } : null);
+    };
+    if (video) {
+      const element = document.createElement("video");
+      element.preload = "metadata";
+      element.onloadedmetadata = () => done({ width: element.videoWidth, height: element.videoHeight, durationSeconds: Number.isFinite(element.duration) ? element.duration : null });
+      element.onerror = () => done(null);
+      element.src = url;
+    } else {
+      const image = new Image();
+      image.onload = () => done({ width: image.naturalWidth, height: image.naturalHeight, durationSeconds: null });
+      image.onerror = () => done(null);
+      image.src = url;
+    }
+  });
+}

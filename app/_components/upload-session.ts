@@ -1,0 +1,39 @@
+"use client";
+// Uploaded files a media field holds, kept in the tab's session until they
+// are used: the field writes and restores them; "Use last frame as first
+// frame" puts one there for the field to pick up.
+
+export type SavedUpload = {
+  name: string;
+  video: boolean;
+  upload: { id: string; width: number; height: number; durationSeconds: number | null; fps: number | null; size: number };
+};
+
+const EVENT = "framehook:uploads";
+export const uploadSessionKey = (model: string, field: string) => `framehook:uploads:${model}:${field}`;
+
+export function readSavedUploads(key: string): SavedUpload[] {
+  try {
+    const saved = JSON.parse(sessionStorage.getItem(key) ?? "[]") as SavedUpload[];
+    return Array.isArray(saved) ? saved.filter((item) => typeof item?.upload?.id === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+export function saveUploads(key: string, uploads: SavedUpload[], { announce = false } = {}) {
+  try {
+    if (uploads.length) sessionStorage.setItem(key, JSON.stringify(uploads));
+    else sessionStorage.removeItem(key);
+  } catch {
+    // Private mode or a full quota: uploads then last as long as the page.
+  }
+  if (announce) window.dispatchEvent(new CustomEvent(EVENT, { detail: key }));
+}
+
+/** Calls `onChange` when another component put uploads under `key`. */
+export function watchSavedUploads(key: string, onChange: () => void): () => void {
+  const listener = (event: Event) => (event as CustomEvent<string>).detail === key && onChange();
+  window.addEventListener(EVENT, listener);
+  return () => window.removeEventListener(EVENT, listener);
+}

@@ -1,0 +1,223 @@
+// Receiving an upload, read top to bottom: which model field it is for →
+// quota → stream the body to a temporary file, cut at the field's size limit
+// → sniff the type from the bytes → read the size (images: from the header,
+// before any decoder runs) or the container (videos: ffprobe) → check it all
+// against the model → rewrite it without metadata → store → record. Every
+// refusal is an AppError keyed by the field, the shape the form and the JSON
+// API share; a refused file leaves nothing behind.
+import "server-only";
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Transform, type Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { env } from "@/lib/env";
+import { AppError, type ErrorCode } from "@/lib/errors";
+import { findMediaField, findModel, type MediaFieldSpec, type ModelSpec } from "@/lib/models/catalog";
+import { FORMAT_CONTENT_TYPE, FORMAT_LABEL, formatBytes, formatSeconds, isVideoFormat, mediaProblems, type MediaFacts, type MediaFormat } from "@/lib/models/media-limits";
+import { markupScanner, readImageSize, sniffFormat, SNIFF_BYTES } from "./sniff";
+import { getMediaStorage } from "./storage";
+import { probeVideo, rewriteMedia } from "./toolchain";
+import { bytesHeldBy, insertUpload, newUploadId, uploadStorageKey, type Upload } from "./upload-store";
+
+/** What is read and dropped past a file's limit so the client can read the refusal; past it, the connection is cut. */
+export const DISCARD_MAX_BYTES = 100 * 1024 * 1024;
+
+/** A decoder allocates width × height pixels: past this (40 MP, a 160 MB frame) a file is refused unread. */
+export const MAX_DECODE_PIXELS = 40_000_000;
+
+export type UploadView = Pick<Upload, "id" | "model" | "field" | "format" | "contentType" | "size" | "width" | "height" | "durationSeconds" | "fps" | "codec" | "sha256" | "createdAt">;
+
+export async function receiveUpload({
+  ownerId,
+  modelId,
+  fieldName,
+  body,
+  declaredBytes,
+}: {
+  ownerId: string;
+  modelId: string | null;
+  fieldName: string | null;
+  body: Readable;
+  /** The request's Content-Length, if it sent one. */
+  declaredBytes: number | null;
+}): Promise<UploadView> {
+  const { model, field } = mediaFieldOf(modelId, fieldName);
+  const refuse = (code: ErrorCode, message: string) => new AppError(code, message, { [field.name]: [message] });
+  const limits = field.limits;
+  if (declaredBytes !== null && declaredBytes > limits.maxBytes) {
+    throw refuse("payload_too_large", `This file is ${formatBytes(declaredBytes)}; ${model.label} takes up to ${formatBytes(limits.maxBytes)}.`);
+  }
+  const held = await bytesHeldBy({ ownerId });
+  if (held >= env.UPLOAD_QUOTA_BYTES) throw refuse("upload_quota", quotaMessage(held));
+
+  const storage = await getMediaStorage();
+  if (!storage) throw new AppError("storage_unavailable", "Uploads are off on this server (MEDIA_STORAGE=none).");
+  const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), "framehook-upload-"));
+  try {
+    // 1. The bytes, to disk, never more than the limit, scanned for markup on the way.
+    const received = path.join(dir, "received");
+    const markup = markupScanner();
+    let size = 0;
+    let head = Buffer.alloc(0);
+    const counter = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        size += chunk.length;
+        // Past the limit nothing more is written: the rest is read and dropped
+        // (up to DISCARD_MAX_BYTES), so the client gets to read the 413.
+        if (size > limits.maxBytes) return done(size > limits.maxBytes + DISCARD_MAX_BYTES ? new TooLarge() : null);
+        if (head.length < SNIFF_BYTES) head = Buffer.concat([head, chunk.subarray(0, SNIFF_BYTES - head.length)]);
+        markup.push(chunk);
+        done(null, chunk);
+      },
+    });
+    const tooLarge = () => refuse("payload_too_large", `This file is over ${formatBytes(limits.maxBytes)}; ${model.label} takes up to ${formatBytes(limits.maxBytes)}.`);
+    try {
+      await pipeline(body, counter, fs.createWriteStream(received));
+    } catch (error) {
+      if (error instanceof TooLarge) throw tooLarge();
+      throw new AppError("bad_request", "The upload was cut off before it finished.");
+    }
+    if (size > limits.maxBytes) throw tooLarge();
+    if (size === 0) throw refuse("invalid_input", "The file is empty.");
+
+    // 2. What it is, from its bytes.
+    const sniffed = sniffFormat(head);
+    if ("refused" in sniffed) {
+      throw refuse(
+        "unsupported_media_type",
+        sniffed.refused === "markup"
+          ? "SVG, HTML and other markup files are not accepted: upload a PNG, JPEG or WebP image, or an MP4, QuickTime or WebM video."
+          : "This file is not a PNG, JPEG, WebP, MP4, QuickTime or WebM file (its contents say so, whatever its name).",
+      );
+    }
+    const { format } = sniffed;
+    if (markup.found) throw refuse("unsupported_media_type", `This ${FORMAT_LABEL[format]} file also holds HTML or script: refused.`);
+    const problemsOf = (facts: MediaFacts) => mediaProblems({ facts, limits, modelLabel: model.label });
+    if (!(limits.formats as readonly MediaFormat[]).includes(format)) {
+      // Only the format is named: nothing else about a file of the wrong kind matters.
+      throw refuse("unsupported_media_type", problemsOf({ format, size, width: 1, height: 1, durationSeconds: null, fps: null })[0]!);
+    }
+
+    // 3. Its size and length, checked against the model before anything decodes it whole.
+    const facts = isVideoFormat(format) ? await videoFacts(received, format, size, refuse) : await imageFacts(received, format, size, refuse);
+    const problems = problemsOf(facts);
+    if (problems.length) throw refuse("invalid_input", problems.join(" "));
+
+    // 4. Rewritten without metadata (EXIF GPS, text chunks, trailing bytes), then stored and recorded.
+    const clean = path.join(dir, `clean.${format}`);
+    if (!(await rewriteMedia({ input: received, output: clean, format, maxPixels: MAX_DECODE_PIXELS }))) {
+      throw refuse("invalid_input", `This ${FORMAT_LABEL[format]} file is damaged: it could not be read through.`);
+    }
+    const stat = await fs.promises.stat(clean);
+    const held2 = await bytesHeldBy({ ownerId });
+    if (held2 + stat.size > env.UPLOAD_QUOTA_BYTES) throw refuse("upload_quota", quotaMessage(held2));
+    const sha256 = await hashFile(clean);
+    const id = newUploadId();
+    const storageKey = uploadStorageKey(id);
+    const contentType = FORMAT_CONTENT_TYPE[format];
+    await storage.put({ key: storageKey, body: fs.createReadStream(clean), contentType });
+    try {
+      const row = await insertUpload({
+        data: {
+          id,
+          ownerId,
+          model: model.id,
+          field: field.name,
+          format,
+          contentType,
+          size: stat.size,
+          width: facts.width,
+          height: facts.height,
+          durationSeconds: facts.durationSeconds,
+          fps: facts.fps,
+          codec: "codec" in facts ? (facts.codec as string) : null,
+          sha256,
+          storageKey,
+        },
+      });
+      return toUploadView(row);
+    } catch (error) {
+      await storage.delete({ key: storageKey }).catch(() => undefined);
+      throw error;
+    }
+  } finally {
+    await fs.promises.rm(dir, { recursive: true, force: true });
+  }
+}
+
+export function toUploadView(row: Upload): UploadView {
+  const { id, model, field, format, contentType, size, width, height, durationSeconds, fps, codec, sha256, createdAt } = row;
+  return { id, model, field, format, contentType, size, width, height, durationSeconds, fps, codec, sha256, createdAt };
+}
+
+class TooLarge extends Error {}
+
+/**
+ * Reads and drops what is left of a refused upload's body (up to
+ * DISCARD_MAX_BYTES, then cuts it): an HTTP/1.1 client still sending would
+ * otherwise never read the answer, or leave its connection unusable.
+ */
+export async function discardRest(body: Readable): Promise<void> {
+  if (body.destroyed || body.readableEnded) return;
+  let dropped = 0;
+  try {
+    for await (const chunk of body) {
+      dropped += (chunk as Buffer).length;
+      if (dropped > DISCARD_MAX_BYTES) return void body.destroy();
+    }
+  } catch {
+    // A body the client cut: nothing left to drop.
+  }
+}
+
+type Refuse = (code: ErrorCode, message: string) => AppError;
+
+function mediaFieldOf(modelId: string | null, fieldName: string | null): { model: ModelSpec; field: MediaFieldSpec } {
+  const model = modelId ? findModel(modelId) : undefined;
+  if (!model) throw new AppError("invalid_input", "Say which model the file is for (?model=…).", { model: ["Choose one of the listed models"] });
+  const field = fieldName ? findMediaField(model, fieldName) : undefined;
+  if (!field) {
+    const names = model.fields.filter((f) => findMediaField(model, f.name)).map((f) => f.name);
+    throw new AppError("invalid_input", names.length ? `Say which input the file is for (?field=${names.join(" or ")}).` : `${model.label} takes no files.`, { field: [names.length ? `One of ${names.join(", ")}` : "This model takes no files"] });
+  }
+  return { model, field };
+}
+
+async function imageFacts(file: string, format: "png" | "jpeg" | "webp", size: number, refuse: Refuse): Promise<MediaFacts> {
+  const dimensions = await readImageSize(file, format);
+  if (!dimensions || dimensions.width === 0 || dimensions.height === 0) throw refuse("invalid_input", `This ${FORMAT_LABEL[format]} image's header cannot be read: the file is damaged.`);
+  const { width, height } = dimensions;
+  if (width * height > MAX_DECODE_PIXELS) {
+    throw refuse("invalid_input", `This image claims ${width} × ${height} px; images over ${MAX_DECODE_PIXELS / 1_000_000} megapixels are refused unread.`);
+  }
+  return { format, size, width, height, durationSeconds: null, fps: null };
+}
+
+async function videoFacts(file: string, format: "mp4" | "mov" | "webm", size: number, refuse: Refuse): Promise<MediaFacts & { codec: string }> {
+  const probe = await probeVideo({ file });
+  if (!probe) throw refuse("invalid_input", `This ${FORMAT_LABEL[format]} file cannot be read as a video: it is damaged or truncated.`);
+  if (probe.width * probe.height > MAX_DECODE_PIXELS) throw refuse("invalid_input", `This clip claims ${probe.width} × ${probe.height} px; that is more than any model takes.`);
+  // The header's length against the frames really there: a forged or truncated file disagrees.
+  const held = probe.packets !== null && probe.fps ? probe.packets / probe.fps : null;
+  let durationSeconds = probe.durationSeconds;
+  if (held !== null && durationSeconds !== null) {
+    const frame = 1 / probe.fps!;
+    if (held + 2 * frame < durationSeconds * 0.9) {
+      throw refuse("invalid_input", `This clip's header says ${formatSeconds(durationSeconds)}, but it holds ${formatSeconds(held)} of frames: the file is damaged or truncated.`);
+    }
+    durationSeconds = Math.max(durationSeconds, held);
+  } else if (durationSeconds === null) durationSeconds = held;
+  return { format, size, width: probe.width, height: probe.height, durationSeconds, fps: probe.fps, codec: probe.codec };
+}
+
+const quotaMessage = (held: number) =>
+  `Your uploads take ${formatBytes(held)} of the ${formatBytes(env.UPLOAD_QUOTA_BYTES)} each visitor may keep; unused ones are deleted after ${env.UPLOAD_UNUSED_HOURS} h.`;
+
+async function hashFile(file: string): Promise<string> {
+  const hash = createHash("sha256");
+  await pipeline(fs.createReadStream(file), hash);
+  return hash.digest("hex");
+}
+

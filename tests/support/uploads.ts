@@ -1,0 +1,32 @@
+// Uploading a file through POST /api/uploads as one visitor, for integration tests.
+import type { startApp } from "./app";
+
+type App = Awaited<ReturnType<typeof startApp>>;
+export type Visitor = ReturnType<App["visitor"]>;
+export type UploadAnswer = {
+  status: number;
+  body: { id?: string; error?: { code: string; message: string; fields?: Record<string, string[]> } } & Record<string, unknown>;
+};
+
+export async function upload(
+  visitor: Visitor,
+  bytes: Buffer,
+  { model = "alpha-2.5-first-last-frame-480p", field = "first_frame_url", type = "application/octet-stream", chunked = false } = {},
+): Promise<UploadAnswer> {
+  await visitor.ownerId(); // this path skips proxy.ts, which issues the visitor cookie: a client has one from an earlier request
+  const body = chunked ? new Blob([new Uint8Array(bytes)]).stream() : new Uint8Array(bytes);
+  const response = await visitor(`/api/uploads?model=${encodeURIComponent(model)}&field=${field}`, {
+    method: "POST",
+    headers: { "Content-Type": type },
+    body,
+    ...(chunked ? { duplex: "half" } : {}),
+  } as RequestInit);
+  return { status: response.status, body: (await response.json()) as UploadAnswer["body"] };
+}
+
+/** Uploads and returns the id, failing the test when the upload is refused. */
+export async function uploadId(visitor: Visitor, bytes: Buffer, options: Parameters<typeof upload>[2] = {}): Promise<string> {
+  const answer = await upload(visitor, bytes, options);
+  if (answer.status !== 201) throw new Error(`upload refused: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return answer.body.id!;
+}

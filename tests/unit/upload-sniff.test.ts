@@ -1,0 +1,96 @@
+// What an upload is, read from its bytes alone: the format, an image's size
+// from its header (before any decoder), markup hidden in it, and a video's
+// container facts against the frames it really holds. Files are made here
+// by FFmpeg or byte by byte (tests/support/media-fixtures.ts).
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, test } from "vitest";
+import { markupScanner, readImageSize, sniffFormat } from "@/lib/media/sniff";
+import { extractFrame, probeVideo, rewriteMedia } from "@/lib/media/toolchain";
+import * as fixtures from "../support/media-fixtures";
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-sniff-"));
+const onDisk = (bytes: Buffer, name = `f${Math.random().toString(36).slice(2)}`) => {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, bytes);
+  return file;
+};
+const scan = (bytes: Buffer) => {
+  const scanner = markupScanner();
+  // Two pieces cut mid-file, as chunks of a stream arrive.
+  scanner.push(bytes.subarray(0, Math.floor(bytes.length * 0.99)));
+  scanner.push(bytes.subarray(Math.floor(bytes.length * 0.99)));
+  return scanner.found;
+};
+
+describe("sniffing", () => {
+  test.each([
+    ["a PNG", () => fixtures.image(), { format: "png" }, false],
+    ["a JPEG with a GPS block", () => fixtures.image({ format: "jpeg", marker: "51.5N" }), { format: "jpeg" }, false],
+    ["an MP4", () => fixtures.clip({ seconds: 1 }), { format: "mp4" }, false],
+    ["an SVG with a script", fixtures.svgWithScript, { refused: "markup" }, true],
+    ["a PNG with a page appended (polyglot)", fixtures.polyglot, { format: "png" }, true],
+    ["text renamed .png", fixtures.plainText, { refused: "unknown" }, false],
+  ])("%s", (_name, make, sniffed, markup) => {
+    const bytes = make();
+    expect(sniffFormat(bytes.subarray(0, 64))).toEqual(sniffed);
+    expect(scan(bytes)).toBe(markup);
+  });
+});
+
+describe("image size from the header, before decoding", () => {
+  test.each([
+    ["PNG", "png" as const, 640, 480],
+    ["JPEG", "jpeg" as const, 300, 700],
+  ])("%s", async (_name, format, width, height) => {
+    expect(await readImageSize(onDisk(fixtures.image({ width, height, format, marker: "x" })), format)).toEqual({ width, height });
+  });
+
+  test("a PNG claiming 50,000 × 50,000 px is read as claiming it, without a decoder", async () => {
+    expect(await readImageSize(onDisk(fixtures.pngClaiming(50_000, 50_000)), "png")).toEqual({ width: 50_000, height: 50_000 });
+  });
+
+  test("the decoder is bounded too: FFmpeg refuses to decode past max_pixels", async () => {
+    const output = path.join(dir, "bomb-out.png");
+    expect(await rewriteMedia({ input: onDisk(fixtures.pngClaiming(50_000, 50_000)), output, format: "png", maxPixels: 40_000_000 })).toBe(false);
+  });
+
+  test("a rewritten image keeps its pixels and loses its metadata", async () => {
+    const output = path.join(dir, "clean.jpeg");
+    expect(await rewriteMedia({ input: onDisk(fixtures.image({ format: "jpeg", marker: "FRAMEHOOK-GPS-51.5N" })), output, format: "jpeg", maxPixels: 40_000_000 })).toBe(true);
+    const clean = fs.readFileSync(output);
+    expect(clean.includes("FRAMEHOOK-GPS")).toBe(false);
+    expect(await readImageSize(output, "jpeg")).toEqual({ width: 640, height: 480 });
+  });
+});
+
+describe("video container facts", () => {
+  test("a real clip: size, rate, codec, and as many packets as its header says", async () => {
+    const probe = await probeVideo({ file: onDisk(fixtures.clip({ seconds: 2, fps: 24 })) });
+    expect(probe).toMatchObject({ width: 640, height: 360, codec: "h264", fps: 24, packets: 48 });
+    expect(probe!.durationSeconds).toBeCloseTo(2, 1);
+  });
+
+  test("a clip whose header claims an hour holds a second of packets", async () => {
+    const probe = await probeVideo({ file: onDisk(fixtures.clipClaiming(3600)) });
+    expect(probe!.durationSeconds).toBeGreaterThanOrEqual(3599);
+    expect(probe!.packets! / probe!.fps!).toBeLessThanOrEqual(1.1);
+  });
+
+  test("a truncated clip holds fewer packets than its header says, or cannot be read", async () => {
+    const cut = await probeVideo({ file: onDisk(fixtures.truncated(fixtures.clip({ seconds: 3 }))) });
+    expect(cut === null || cut.packets! / cut.fps! < cut.durationSeconds! * 0.9).toBe(true);
+    expect(await probeVideo({ file: onDisk(fixtures.truncated(fixtures.clip({ seconds: 3, faststart: false }))) })).toBeNull();
+  });
+
+  test("the first and the last frame of a clip: full-size PNGs, different pictures", async () => {
+    const file = onDisk(fixtures.clip({ seconds: 2, width: 480, height: 270 }));
+    const [first, last] = [path.join(dir, "first.png"), path.join(dir, "last.png")];
+    expect(await extractFrame({ file, which: "first", output: first })).toBe(true);
+    expect(await extractFrame({ file, which: "last", output: last })).toBe(true);
+    for (const frame of [first, last]) expect(await readImageSize(frame, "png")).toEqual({ width: 480, height: 270 });
+    expect(fs.readFileSync(first).equals(fs.readFileSync(last))).toBe(false);
+    expect(await extractFrame({ file: onDisk(fixtures.plainText()), which: "last", output: path.join(dir, "none.png") })).toBe(false);
+  });
+});
