@@ -95,8 +95,8 @@ test("use last frame as first frame: a Ready video's last frame, from the kit's 
   // The frame is the clip's own size: 16:9, as the task asked (854 × 480 for the simulator's real-size clips).
   const facts = gallery.mediaField("First frame").getByTestId("upload-facts");
   await expect(facts).toContainText(/\d+ × \d+ px/, { timeout: 20_000 });
-  const [width, height] = (/(\d+) × (\d+) px/.exec((await facts.textContent()) ?? "") ?? []).slice(1).map(Number);
-  expect(width / height).toBeCloseTo(16 / 9, 1);
+  const [, width = "0", height = "1"] = /(\d+) × (\d+) px/.exec((await facts.textContent()) ?? "") ?? [];
+  expect(Number(width) / Number(height)).toBeCloseTo(16 / 9, 1);
 
   const next = simulator.prompt("The lantern drifts into the clouds");
   await gallery.attach("Last frame", png("clouds.png"));
