@@ -17,8 +17,13 @@ export function isRetryableTransaction(error: unknown): boolean {
   return code === "P1008" || code === "P2028" || code === "P2034" || (typeof message === "string" && /SQLITE_BUSY|database is locked/i.test(message));
 }
 
-/** PostgreSQL's SQLSTATEs for "no database to talk to": connection exceptions (class 08), shutting down or starting up, too many connections. */
-const UNAVAILABLE_SQLSTATE = /^(08\w{3}|57P0[1-3]|53300)$/;
+/**
+ * PostgreSQL's SQLSTATEs for "no database to answer in time": connection
+ * exceptions (class 08), shutting down or starting up, too many connections,
+ * and a lock held by another session past lock_timeout (55P03: a migration
+ * or a backup holding a table, as SQLite's write lock held past the wait).
+ */
+const UNAVAILABLE_SQLSTATE = /^(08\w{3}|57P0[1-3]|53300|55P03)$/;
 /** Prisma's codes for the same: the server unreachable, timed out, closed the connection, or the pool had no connection free. */
 const UNAVAILABLE_PRISMA = new Set(["P1001", "P1002", "P1008", "P1017", "P2024", "P2028"]);
 
