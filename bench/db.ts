@@ -1,10 +1,12 @@
 // Direct database access for the benchmarks: seeding rows the way the app
 // would have written them, and reading back what the load did.
+import { randomBytes } from "node:crypto";
 import { PrismaLibSQL } from "@prisma/adapter-libsql";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { databaseEngine } from "../lib/database/engine";
 import { PrismaClient } from "../lib/generated/prisma/client";
 import { callbackTokenFor } from "../lib/generations/callback-token";
+import { searchText } from "../lib/generations/search-text";
 import { signViewerCookie, VIEWER_COOKIE } from "../lib/viewer/viewer-cookie";
 
 export type BenchDb = PrismaClient;
@@ -14,9 +16,9 @@ const MODEL = "alpha-2.5-text-to-video-480p";
 /** The owner of every seeded row; the benchmarks' requests carry this owner's cookie (benchViewerCookie). */
 export const BENCH_OWNER = "bench-owner-0000000000";
 
-/** The Cookie header of the seeded rows' owner: galleries are per owner, so a request without it would list nothing. */
-export function benchViewerCookie(secret: string): string {
-  return `${VIEWER_COOKIE}=${signViewerCookie(BENCH_OWNER, secret)}`;
+/** The Cookie header of the seeded rows' owner (or of `owner`): galleries are per owner, so a request without it would list nothing. */
+export function benchViewerCookie(secret: string, owner = BENCH_OWNER): string {
+  return `${VIEWER_COOKIE}=${signViewerCookie(owner, secret)}`;
 }
 const CHUNK = 500;
 
@@ -91,6 +93,32 @@ export async function seedSucceeded(db: BenchDb, { prefix, count, resultUrl }: {
       };
     });
     await db.generation.createMany({ data: rows });
+  }
+}
+
+/**
+ * Finished generations planted beside real ones, as a long-lived gallery
+ * holds them: each a copy of one of `models` in turn (same result, same
+ * stored video and still, under a copy row of its own, so its media URLs are
+ * its own), owned by `owner`, older than its model.
+ */
+export async function plantCopiesOf(db: BenchDb, { models, owner, count }: { models: string[]; owner: string; count: number }): Promise<void> {
+  const generations = await db.generation.findMany({ where: { id: { in: models } } });
+  const copies = await db.mediaCopy.findMany({ where: { generationId: { in: models } } });
+  const rows = Array.from({ length: count }, (_, n) => {
+    const model = generations[n % generations.length]!;
+    const id = `c${randomBytes(12).toString("hex")}`;
+    const prompt = `${model.prompt} (take ${n + 1})`;
+    const createdAt = new Date(model.createdAt.getTime() - (n + 1) * 1000);
+    return {
+      generation: { ...model, id, ownerId: owner, taskId: null, idempotencyKey: null, prompt, promptSearch: searchText(prompt), createdAt },
+      copies: copies.filter((c) => c.generationId === model.id).map((c) => ({ ...c, id: `m${randomBytes(12).toString("hex")}`, generationId: id })),
+    };
+  });
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const chunk = rows.slice(i, i + CHUNK);
+    await db.generation.createMany({ data: chunk.map((r) => r.generation) });
+    await db.mediaCopy.createMany({ data: chunk.flatMap((r) => r.copies) });
   }
 }
 

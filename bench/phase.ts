@@ -9,6 +9,7 @@ import { benchCallbackReceiver } from "./benchmarks/callback-receiver";
 import { benchDuplicateStorm } from "./benchmarks/duplicate-storm";
 import { benchGalleryList } from "./benchmarks/gallery-list";
 import { benchGalleryPage } from "./benchmarks/gallery-page";
+import { benchGalleryRealSize } from "./benchmarks/gallery-real-size";
 import { benchLiveGallery } from "./benchmarks/live-gallery";
 import { benchMediaCopy } from "./benchmarks/media-copy";
 import { benchPollingCost } from "./benchmarks/polling-cost";
@@ -70,6 +71,7 @@ try {
     ["5. Gallery page", () => benchGalleryPage(running)],
     ["6. Media copy", () => benchMediaCopy(running, database)],
     ["7. Live gallery", () => benchLiveGallery(running, database)],
+    ["8. Gallery at real size", () => benchGalleryRealSize(running, database)],
   ];
   for (const [title, run] of benchmarks) if (selected(title)) result.sections.push(await attempt(title, run));
   result.failed = result.sections.some((s) => s.targets.some((t) => t.label === "benchmark ran"));

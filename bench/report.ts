@@ -127,17 +127,34 @@ export function updateReport(file: string, runs: EngineRun[], run: RunInfo) {
   const lines = fs.readFileSync(file, "utf8").split("\n");
   const firstRow = lines.findIndex(isRowOf);
   const kept = lines.filter((line) => !isRowOf(line));
-  kept.splice(firstRow, 0, ...fresh.split("\n").filter(isRowOf));
+  // A benchmark new to the file: its rows go after the summary's last row.
+  const summaryEnd = kept.findIndex((line, i) => i > kept.indexOf("## Summary") && line.startsWith("## ")) - 1;
+  const at = firstRow >= 0 ? firstRow : kept.slice(0, summaryEnd).findLastIndex((line) => line.startsWith("| ")) + 1;
+  kept.splice(at, 0, ...fresh.split("\n").filter(isRowOf));
   let text = kept.join("\n");
   for (const title of titles) {
     const section = (md: string) => md.match(new RegExp(`## ${title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\n[\\s\\S]*?(?=\n## |$)`))?.[0];
     const old = section(text);
     const replacement = section(fresh);
     if (old && replacement) text = text.replace(old, () => replacement);
+    // New to the file: after the sections of the benchmarks numbered before it.
+    else if (replacement) text = insertSection(text, title, replacement);
   }
   const note = `- **Re-run**: ${titles.join(", ")} on ${run.startedAt.toISOString()} (\`BENCH_ONLY=${titles.map((t) => parseInt(t)).join(",")} ${run.command}\`, ${fmt(run.seconds)} s); the other sections are from the date above.`;
-  text = text.replace(/\n- \*\*Re-run\*\*: .*\n/, "\n").replace(/(\n- \*\*Node\*\*: .*\n)/, `$1${note}\n`);
+  // An earlier re-run's note stays unless this run re-ran all of its benchmarks.
+  const rerun = (line: string) => /^- \*\*Re-run\*\*: .*`BENCH_ONLY=([\d,]+) /.exec(line)?.[1]?.split(",");
+  const header = text.split("\n").filter((line) => !rerun(line)?.every((n) => titles.some((t) => parseInt(t) === Number(n))));
+  const after = Math.max(header.findIndex((line) => line.startsWith("- **Node**: ")), header.findLastIndex((line) => !!rerun(line)));
+  header.splice(after + 1, 0, note);
+  text = header.join("\n");
   fs.writeFileSync(file, text);
+}
+
+/** `section` placed before the first section of a higher-numbered benchmark, or at the end. */
+function insertSection(text: string, title: string, section: string): string {
+  const later = [...text.matchAll(/\n## (\d+)\. .*\n/g)].find((m) => Number(m[1]) > parseInt(title));
+  if (!later) return `${text.replace(/\n*$/, "\n\n")}${section.trimEnd()}\n`;
+  return `${text.slice(0, later.index + 1)}${section.trimEnd()}\n\n${text.slice(later.index + 1)}`;
 }
 
 export function printSummary(runs: EngineRun[]) {

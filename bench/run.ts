@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ensurePrismaClientFor } from "../lib/database/migrations/prisma-client";
-import { BENCH_ENGINES, ENGINE_LABEL, sampleUrlOf, type BenchEngine } from "./engines";
+import { BENCH_ENGINES, DATABASE_BOUND, ENGINE_LABEL, sampleUrlOf, type BenchEngine } from "./engines";
 import type { PhaseResult } from "./phase";
 import { runProcess, stopAllProcesses } from "./processes";
 import { printSummary, updateReport, writeReport } from "./report";
@@ -17,7 +17,10 @@ import { printSummary, updateReport, writeReport } from "./report";
  * unless BENCH_UPDATE=1 asks to replace the rows and sections of the benchmarks it ran on every engine).
  */
 const ENGINES = (process.env.BENCH_ENGINES?.split(",").map((e) => e.trim()) ?? BENCH_ENGINES).filter((e): e is BenchEngine => BENCH_ENGINES.includes(e as BenchEngine));
-const PARTIAL = !!process.env.BENCH_ONLY || ENGINES.length < BENCH_ENGINES.length;
+const ONLY = process.env.BENCH_ONLY?.split(",").map((n) => n.trim());
+const PARTIAL = !!ONLY || ENGINES.length < BENCH_ENGINES.length;
+/** An engine with nothing to run (BENCH_ONLY names only benchmarks that run on SQLite alone) is not built. */
+const PHASES = ENGINES.filter((engine) => engine === "sqlite" || !ONLY || ONLY.some((n) => DATABASE_BOUND.includes(n)));
 const PHASE_TIMEOUT_MS = 15 * 60_000;
 const LOAD_GENERATOR =
   "autocannon 9 (HTTP/1.1 keep-alive, HDR histograms, per-request bodies through `setupRequest`), run through its API in a child process (bench/load.ts): pure Node, so `npm install` is enough, where wrk would need a C toolchain or a system package.";
@@ -50,7 +53,7 @@ function restoreClient() {
 const results: PhaseResult[] = [];
 let failed = false;
 try {
-  for (const engine of ENGINES) {
+  for (const engine of PHASES) {
     if (stopping) break;
     step(`${ENGINE_LABEL[engine]}: Prisma client, build and benchmarks (bench/phase.ts)`);
     ensurePrismaClientFor(sampleUrlOf(engine));
@@ -83,7 +86,7 @@ try {
   if (!PARTIAL && results.length === ENGINES.length) {
     writeReport("BENCHMARKS.md", runs, info);
     step("wrote BENCHMARKS.md (raw figures in bench/results/latest.json)");
-  } else if (process.env.BENCH_UPDATE === "1" && ENGINES.length === BENCH_ENGINES.length && results.length === ENGINES.length && !failed) {
+  } else if (process.env.BENCH_UPDATE === "1" && ENGINES.length === BENCH_ENGINES.length && results.length === PHASES.length && !failed) {
     updateReport("BENCHMARKS.md", runs, info);
     step("updated the re-run benchmarks' rows and sections of BENCHMARKS.md");
   }
