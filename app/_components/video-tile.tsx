@@ -1,11 +1,17 @@
 "use client";
 // A finished video in the grid: its still (a native lazy image, so off-screen
 // tiles load nothing), and a <video> only while it plays: a muted preview on
-// hover or focus where there is a pointer that hovers. Leaving the tile
-// removes the player, so a gallery of any length holds at most one or two.
+// hover or focus where there is a pointer that hovers. The pointer must rest
+// on the tile a moment first, so one sweeping across the grid (or a grid
+// scrolling under it) starts no download. Leaving the tile removes the player
+// and releases its media at once, so a gallery of any length holds at most
+// one or two.
 // Without a still (no stored copy, or a video that could not be decoded) the
 // tile is a placeholder: nothing is downloaded until it plays.
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
+
+/** How long the pointer rests on a tile before its preview starts. */
+const HOVER_INTENT_MS = 250;
 
 const canPreview = () => window.matchMedia("(hover: hover) and (prefers-reduced-motion: no-preference)").matches;
 
@@ -32,13 +38,22 @@ export function VideoTile({
   // Remembers which still failed to load, so a new one gets its own chance.
   const [failedStill, setFailedStill] = useState<string | null>(null);
   const still = stillUrl !== null && stillUrl !== failedStill ? stillUrl : null;
+  const intent = useRef<ReturnType<typeof setTimeout>>(undefined);
   const preview = () => setPlaying(canPreview());
-  const stop = () => setPlaying(false);
+  const previewSoon = () => {
+    clearTimeout(intent.current);
+    intent.current = setTimeout(preview, HOVER_INTENT_MS);
+  };
+  const stop = () => {
+    clearTimeout(intent.current);
+    setPlaying(false);
+  };
+  useEffect(() => () => clearTimeout(intent.current), []);
   return (
     <button
       type="button"
       onClick={onOpen}
-      onMouseEnter={preview}
+      onMouseEnter={previewSoon}
       onMouseLeave={stop}
       onFocus={preview}
       onBlur={stop}
@@ -66,6 +81,7 @@ export function VideoTile({
           tabIndex={-1}
           aria-hidden
           onError={onExpired}
+          ref={releaseOnRemoval}
           data-source={stored ? "stored" : "gateway"}
           className="absolute inset-0 size-full object-contain"
         />
@@ -82,6 +98,18 @@ export function VideoTile({
       </span>
     </button>
   );
+}
+
+/**
+ * A removed <video> keeps its decoder and buffered media until it is garbage
+ * collected; emptying its source when React removes it frees them now.
+ */
+function releaseOnRemoval(video: HTMLVideoElement | null) {
+  if (!video) return;
+  return () => {
+    video.removeAttribute("src");
+    video.load();
+  };
 }
 
 /** The CSS aspect ratio a generation asked for ("16:9" → "16 / 9"); 16:9 when it did not say. */

@@ -65,9 +65,31 @@ test("60 real-size videos: stills everywhere, at most 2 players after a full scr
   await expect.poll(() => first.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
   await page.screenshot({ path: test.info().outputPath("gallery-60-top.png") });
 
-  // Hover plays that tile: a real-size clip, from the stored copy.
-  const tile = cards.first().getByRole("button", { name: /in the viewer/ });
+  // A pointer sweeping across the first row (as across a grid scrolling under
+  // it) starts no player and downloads no video: a preview needs it to rest.
+  const videoRequests: string[] = [];
+  page.on("request", (request) => {
+    if (/\/api\/media\/\w+$/.test(new URL(request.url()).pathname)) videoRequests.push(request.url());
+  });
+  const tiles = cards.getByRole("button", { name: /in the viewer/ });
+  const from = (await tiles.nth(0).boundingBox())!;
+  const to = (await tiles.nth(2).boundingBox())!;
+  // The page's clock stands still during the sweep, so a slow machine cannot
+  // make the pointer rest on a tile longer than the test means it to.
+  await page.clock.install();
+  await page.clock.pauseAt(Date.now() + 1_000);
+  await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+  await page.mouse.move(to.x + to.width / 2, to.y + to.height / 2, { steps: 8 });
+  await page.mouse.move(0, 0);
+  await page.clock.runFor(2_000);
+  expect(await page.evaluate(() => document.querySelectorAll("video").length)).toBe(0);
+  expect(videoRequests).toEqual([]);
+
+  // Resting on a tile plays it: a real-size clip, from the stored copy.
+  const tile = tiles.first();
   await tile.hover();
+  await page.clock.runFor(500);
+  await page.clock.resume();
   const preview = tile.locator("video");
   await expect(preview).toHaveAttribute("src", /^\/api\/media\/\w+$/);
   await expect.poll(() => preview.evaluate((v: HTMLVideoElement) => !v.paused && v.currentTime > 0)).toBe(true);
