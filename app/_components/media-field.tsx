@@ -5,11 +5,13 @@
 // no upload progress) the way the server says (streamed to the app, or
 // posted straight to an S3 bucket and then finalized), then checked again on
 // the server from its bytes. The
-// form submits the upload ids, in a hidden input named like the field; until
+// form submits the upload ids, in a hidden input named like the field ("From
+// my gallery" adds one made from a stored result); until
 // then they are kept in the tab's session, so a reload does not lose them.
 import { useEffect, useId, useRef, useState } from "react";
 import type { MediaFieldSpec } from "@/lib/models/catalog";
-import { readSavedUploads, saveUploads, uploadSessionKey, watchSavedUploads } from "./upload-session";
+import { GalleryPicker } from "./gallery-picker";
+import { readSavedUploads, saveUploads, uploadSessionKey, watchSavedUploads, type SavedUpload } from "./upload-session";
 import { describeLimits, FORMAT_CONTENT_TYPE, formatBytes, formatSeconds, isVideoLimits, mediaProblems, type MediaFormat } from "@/lib/models/media-limits";
 
 type Uploaded = { id: string; width: number; height: number; durationSeconds: number | null; fps: number | null; size: number };
@@ -187,6 +189,13 @@ export function MediaField({ field, modelId, modelLabel, errors }: { field: Medi
     xhr.send(form);
   }
 
+  /** A file taken from the viewer's gallery: already uploaded and checked by the server. */
+  function addPicked({ name, video, upload }: SavedUpload) {
+    const item: Item = { key: `${baseId}-${upload.id}`, name, previewUrl: `/api/uploads/${upload.id}`, video, status: "done", progress: 1, upload };
+    setItems((all) => (maxItems === 1 ? (all.forEach((i) => i.abort?.()), [item]) : [...all, item]));
+    setAnnouncement(`${name} added: ${describeUpload(upload)}.`);
+  }
+
   function remove(item: Item) {
     if (item.abort) return item.abort();
     if (item.previewUrl.startsWith("blob:")) URL.revokeObjectURL(item.previewUrl);
@@ -253,6 +262,7 @@ export function MediaField({ field, modelId, modelLabel, errors }: { field: Medi
                 }}
               />
             </label>
+            <GalleryPicker modelId={modelId} fieldName={field.name} fieldLabel={field.label} video={video} onPicked={addPicked} />
             <span className="text-zinc-600 dark:text-zinc-400">or drop {maxItems > 1 ? "files" : "a file"} here, or paste</span>
           </div>
         )}
