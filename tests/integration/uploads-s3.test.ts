@@ -4,9 +4,11 @@
 // the streaming route does. s3rver does not enforce a POST policy, so an
 // oversize object does reach the bucket here: finalize's own check refuses it
 // and deletes it, as it would anything a lax S3-compatible service let through.
+// The form's own path (a browser posting to the bucket) runs in Chromium.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { chromium } from "@playwright/test";
 import S3rver from "s3rver";
 import { afterAll, describe, expect, test } from "vitest";
 import { startApp, waitFor } from "../support/app";
@@ -16,7 +18,9 @@ import { uploadDirect, type Visitor } from "../support/uploads";
 
 const BUCKET = "framehook-uploads";
 const s3dir = fs.mkdtempSync(path.join(process.env.FRAMEHOOK_TEST_DIR ?? os.tmpdir(), "s3rver-uploads-"));
-const s3 = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory: s3dir, configureBuckets: [{ name: BUCKET, configs: [] }] });
+// The browser posts across origins: the bucket allows it (docs/operations.md names the same CORS rule).
+const CORS = `<CORSConfiguration><CORSRule><AllowedOrigin>*</AllowedOrigin><AllowedMethod>POST</AllowedMethod><AllowedHeader>*</AllowedHeader></CORSRule></CORSConfiguration>`;
+const s3 = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory: s3dir, configureBuckets: [{ name: BUCKET, configs: [CORS] }] });
 const { port } = await s3.run();
 const bucketUrl = `http://127.0.0.1:${port}/${BUCKET}`;
 
@@ -143,5 +147,36 @@ describe("finalize", () => {
     expect(early.status).toBe(404);
     expect(await early.json()).toMatchObject({ error: { code: "not_found", fields: { first_frame_url: [expect.stringMatching(/No file has been posted/)] } } });
     expect(await rowsOf(visitor)).toBe(0);
+  });
+});
+
+describe("the form", () => {
+  test("posts a picked file straight to the bucket (presign, post, finalize) and shows what the server read", async () => {
+    const browser = await chromium.launch({
+      executablePath: fs.existsSync("/usr/bin/chromium") ? "/usr/bin/chromium" : undefined,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+    });
+    try {
+      const page = await browser.newPage();
+      const posts: string[] = [];
+      page.on("request", (request) => request.method() === "POST" && posts.push(request.url().split("?")[0]!));
+      await page.goto(app.baseUrl);
+      await page.getByLabel("Model").selectOption(FRAMES);
+      const field = page.getByRole("group", { name: "First frame", exact: true });
+      await field.locator('input[type="file"]').setInputFiles({ name: "bud.png", mimeType: "image/png", buffer: fixtures.image({ width: 800, height: 600 }) });
+      await field.locator('[data-testid="upload-item"][data-status="done"]').waitFor({ timeout: 20_000 });
+      expect(await field.getByTestId("upload-facts").textContent()).toMatch(/^800 × 600 px · \d+ KB$/);
+      const id = await page.locator('input[type="hidden"][name="input.first_frame_url"]').inputValue();
+      expect(id).toMatch(/^upl_[a-z0-9]{24}$/);
+
+      // Asked how to send it, posted to the bucket, finalized: never through POST /api/uploads.
+      expect(posts).toEqual([`${app.baseUrl}/api/uploads/presign`, `${bucketUrl}`, `${app.baseUrl}/api/uploads/finalize`]);
+      expect(await prisma.upload.findUniqueOrThrow({ where: { id } })).toMatchObject({ width: 800, height: 600, storageKey: `uploads/${id}` });
+      const keys = await uploadKeys();
+      expect(keys).toContain(`uploads/${id}`);
+      expect(keys.filter((key) => key.startsWith("uploads/incoming/"))).toEqual([]);
+    } finally {
+      await browser.close();
+    }
   });
 });
