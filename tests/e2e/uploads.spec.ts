@@ -140,6 +140,8 @@ test("from my gallery: a field's picker lists the viewer's Ready videos and take
   await page.getByRole("button", { name: /^From my gallery\W+Last frame$/ }).click();
   const picker = page.getByRole("dialog", { name: "Last frame from my gallery" });
   await expect(picker.getByTestId("gallery-source")).toHaveCount(1);
+  // A modal: the rest of the page is inert until it closes.
+  expect(await picker.evaluate((dialog) => dialog.matches(":modal"))).toBe(true);
   await expect(picker.getByTestId("gallery-source").locator("img")).toHaveJSProperty("complete", true);
   await page.screenshot({ path: test.info().outputPath("gallery-picker.png") });
   expect((await new AxeBuilder({ page }).include("form").analyze()).violations).toEqual([]);
