@@ -110,12 +110,17 @@ test("use last frame as first frame: a Ready video's last frame, from the kit's 
   ]);
 });
 
-test("use as reference video: a Ready video, from the kit's copy, becomes a reference clip and is fetched by the gateway", async ({ gallery, simulator, page }) => {
+test("use as reference video (from the viewer): a Ready video, from the kit's copy, becomes a reference clip and is fetched by the gateway", async ({ gallery, simulator, page }) => {
   const first = simulator.prompt("A fox trotting through snow");
   await gallery.goto();
   await gallery.submit(first, { "Duration (s)": "2" });
   await expect(gallery.badge(first)).toHaveText("Ready");
-  await gallery.card(first).getByRole("button", { name: /^Use as reference video/ }).click({ timeout: 30_000 });
+  // Offered on the card once the video is kept here, and in the viewer: taken from there, the viewer closes onto the form.
+  await expect(gallery.card(first).getByRole("button", { name: /^Use as reference video/ })).toBeVisible({ timeout: 30_000 });
+  await gallery.card(first).getByRole("button", { name: /in the viewer/ }).click();
+  const viewer = page.getByRole("dialog");
+  await viewer.getByRole("button", { name: /^Use as reference video/ }).click();
+  await expect(viewer).toBeHidden();
   await expect(page.getByLabel("Model")).toHaveValue("delta-h3/reference-to-video");
   const item = gallery.mediaField("Reference videos").getByTestId("upload-item");
   await expect(item).toHaveAttribute("data-status", "done", { timeout: 20_000 });
