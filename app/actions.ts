@@ -7,7 +7,7 @@ import { z } from "zod";
 import { AppError, toAppError } from "@/lib/errors";
 import type { Generation } from "@/lib/generations/generation";
 import { retryGeneration } from "@/lib/generations/retry";
-import { FRAME_TARGET, uploadFrameOfResult } from "@/lib/media/frame-upload";
+import { RESULT_TAKES, uploadFromResult, type ResultTake } from "@/lib/media/frame-upload";
 import type { UploadView } from "@/lib/media/receive-upload";
 import { hideGeneration } from "@/lib/generations/store";
 import { submitGeneration } from "@/lib/generations/submit";
@@ -23,7 +23,7 @@ export type SubmitState = {
 
 export type CardActionState = { status: "success" | "error"; message: string; generation?: Generation };
 
-export type FrameActionState = { status: "success" | "error"; message: string; upload?: UploadView; model?: string; field?: string };
+export type ContinueActionState = { status: "success" | "error"; message: string; upload?: UploadView; model?: string; field?: string };
 
 const INPUT_PREFIX = "input.";
 const generationId = z.string().min(1).max(100);
@@ -68,22 +68,33 @@ export async function deleteGenerationAction(id: unknown): Promise<CardActionSta
   });
 }
 
-/** A frame of the viewer's own stored result, uploaded as the first frame of a first-and-last-frame generation. */
-export async function frameAsInputAction(id: unknown, which: unknown): Promise<FrameActionState> {
+/**
+ * Continue from the viewer's own stored result: its first or last frame, or
+ * the video itself, becomes an upload for `target` (the form's picker names
+ * its field), or by default for the model a card's button continues into.
+ */
+export async function continueFromResultAction(id: unknown, take: unknown, target?: unknown): Promise<ContinueActionState> {
   const parsed = generationId.safeParse(id);
-  const frame = z.enum(["first", "last"]).safeParse(which);
-  if (!parsed.success || !frame.success) return { status: "error", message: "No such generation." };
+  const what = z.enum(RESULT_TAKES).safeParse(take);
+  const into = z.object({ model: z.string().max(200), field: z.string().max(200) }).optional().safeParse(target);
+  if (!parsed.success || !what.success || !into.success) return { status: "error", message: "No such generation." };
   const viewer = await getViewer();
   if (!viewer) return { status: "error", message: "Sign in to create videos." };
   try {
-    const upload = await uploadFrameOfResult({ generationId: parsed.data, which: frame.data, ownerId: viewer.id });
-    return { status: "success", message: `The ${frame.data} frame is now the first frame of a new video.`, upload, ...FRAME_TARGET };
+    const result = await uploadFromResult({ generationId: parsed.data, take: what.data, ownerId: viewer.id, target: into.data });
+    return { status: "success", message: into.data ? "Added from your gallery." : CONTINUED[what.data], ...result };
   } catch (error) {
     if (error instanceof AppError) return { status: "error", message: error.message };
-    console.error("[framehook] frame as input failed", error);
+    console.error("[framehook] continue from a result failed", error);
     return { status: "error", message: "Something went wrong. Please try again." };
   }
 }
+
+const CONTINUED: Record<ResultTake, string> = {
+  "first-frame": "The first frame is now the first frame of a new video.",
+  "last-frame": "The last frame is now the first frame of a new video.",
+  video: "The video is now a reference video of a new one.",
+};
 
 /** What every card action does first: a well-formed id, a signed-in viewer; and an unexpected error as a message. */
 async function onOwnGeneration(

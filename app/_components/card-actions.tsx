@@ -1,14 +1,14 @@
 "use client";
 // What a card (and a detail page) offers: Remix (fill the form), Copy prompt,
-// Use last frame as first frame (a stored result of the viewer's own),
+// continuing from a stored result of the viewer's own (continue-actions.tsx),
 // Retry (a failed or unsubmitted one) and Delete (from the gallery; kept for
 // accounting); the last two only on the viewer's own generations.
 import { useState, useTransition } from "react";
-import { deleteGenerationAction, frameAsInputAction, retryGenerationAction } from "@/app/actions";
+import { deleteGenerationAction, retryGenerationAction } from "@/app/actions";
 import type { Generation } from "@/lib/generations/generation";
+import { ContinueActions, isContinuable } from "./continue-actions";
 import { requestRemix } from "./remix";
 import { addSubmission, settleSubmission } from "./submissions";
-import { saveUploads, uploadSessionKey } from "./upload-session";
 
 const button =
   "rounded-md px-2 py-1 text-xs font-medium text-zinc-700 ring-1 ring-zinc-300 hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 disabled:opacity-60 dark:text-zinc-200 dark:ring-zinc-700 dark:hover:bg-zinc-800";
@@ -34,7 +34,7 @@ export function CardActions({
   const [confirming, setConfirming] = useState(false);
   const retryable = own && (generation.state === "FAILURE" || generation.state === "SUBMIT_FAILED");
   // Continuing from a result needs the kit's own copy: the gateway's link expires.
-  const continuable = own && generation.state === "SUCCESS" && generation.storedMedia.some((m) => m.status === "done");
+  const continuable = isContinuable(generation, own);
   const about = <span className="sr-only"> “{generation.prompt.slice(0, 60)}”</span>;
 
   const copy = async () => {
@@ -53,16 +53,6 @@ export function CardActions({
       settleSubmission(key, answer.generation);
       onAnnounce(answer.message);
       onDone?.("retry", answer.status === "success");
-    });
-  const continueFrom = () =>
-    startTransition(async () => {
-      const answer = await frameAsInputAction(generation.id, "last");
-      if (answer.status === "success" && answer.upload && answer.model && answer.field) {
-        saveUploads(uploadSessionKey(answer.model, answer.field), [{ name: "last frame.png", video: false, upload: answer.upload }], { announce: true });
-        requestRemix({ model: answer.model, prompt: generation.prompt, input: {} });
-      }
-      onAnnounce(answer.message);
-      onDone?.("remix", answer.status === "success");
     });
   const remove = () =>
     startTransition(async () => {
@@ -89,12 +79,7 @@ export function CardActions({
       <button type="button" className={button} onClick={() => void copy()}>
         Copy prompt{about}
       </button>
-      {continuable ? (
-        <button type="button" className={button} onClick={continueFrom} disabled={busy}>
-          {busy ? "Taking the frame…" : "Use last frame as first frame"}
-          {about}
-        </button>
-      ) : null}
+      {continuable ? <ContinueActions generation={generation} className={button} onAnnounce={onAnnounce} onDone={(ok) => onDone?.("remix", ok)} /> : null}
       {retryable ? (
         <button type="button" className={button} onClick={retry} disabled={busy}>
           {busy ? "Retrying…" : "Retry"}

@@ -1,12 +1,14 @@
 "use client";
 // The viewer: one finished video at full size with what made it (prompt,
-// model, duration, cost) and Download; ←/→ move between the gallery's videos,
+// model, duration, cost), Download and continuing from it (a frame or the
+// video into the form); ←/→ move between the gallery's videos,
 // Esc closes (a native modal <dialog>: focus is kept inside and returned).
 import Link from "next/link";
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { Generation } from "@/lib/generations/generation";
 import { playbackUrl, stillUrl } from "@/lib/media/media-copy";
 import { findModel } from "@/lib/models/catalog";
+import { ContinueActions, isContinuable } from "./continue-actions";
 import { formatCredits } from "./format";
 import { aspectOf } from "./video-tile";
 
@@ -27,6 +29,7 @@ export function GenerationViewer({
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const generation = videos[index];
+  const [message, setMessage] = useState("");
 
   useEffect(() => {
     const element = dialog.current;
@@ -122,6 +125,15 @@ export function GenerationViewer({
             Close
           </button>
         </div>
+        {isContinuable(generation, true) ? (
+          <div className="flex flex-wrap items-center gap-2">
+            {/* Carries on in the form, under the dialog: it closes once the server has agreed. */}
+            <ContinueActions generation={generation} className={button} onAnnounce={setMessage} onDone={(ok) => ok && dialog.current?.close()} />
+          </div>
+        ) : null}
+        <p role="status" className="text-sm text-zinc-600 dark:text-zinc-400">
+          {message}
+        </p>
       </div>
     </dialog>
   );

@@ -2,12 +2,16 @@
 // A media input of the form (a frame, reference videos): pick, drop or paste
 // a file; it is checked here against the model's limits for a quick answer,
 // uploaded with progress and a cancel button (XMLHttpRequest: fetch reports
-// no upload progress), then checked again on the server from its bytes. The
-// form submits the upload ids, in a hidden input named like the field; until
+// no upload progress) the way the server says (streamed to the app, or
+// posted straight to an S3 bucket and then finalized), then checked again on
+// the server from its bytes. The
+// form submits the upload ids, in a hidden input named like the field ("From
+// my gallery" adds one made from a stored result); until
 // then they are kept in the tab's session, so a reload does not lose them.
 import { useEffect, useId, useRef, useState } from "react";
 import type { MediaFieldSpec } from "@/lib/models/catalog";
-import { readSavedUploads, saveUploads, uploadSessionKey, watchSavedUploads } from "./upload-session";
+import { GalleryPicker } from "./gallery-picker";
+import { readSavedUploads, saveUploads, uploadSessionKey, watchSavedUploads, type SavedUpload } from "./upload-session";
 import { describeLimits, FORMAT_CONTENT_TYPE, formatBytes, formatSeconds, isVideoLimits, mediaProblems, type MediaFormat } from "@/lib/models/media-limits";
 
 type Uploaded = { id: string; width: number; height: number; durationSeconds: number | null; fps: number | null; size: number };
@@ -22,6 +26,12 @@ type Item = {
   upload?: Uploaded;
   abort?: () => void;
 };
+
+type ErrorBody = { error?: { message?: string } };
+/** POST /api/uploads/presign's answer. */
+type UploadStart =
+  | { method: "stream"; url: string }
+  | { method: "post"; url: string; fields: Record<string, string>; maxBytes: number; finalize: { url: string; token: string } };
 
 const FORMAT_OF: Record<string, MediaFormat> = Object.fromEntries(Object.entries(FORMAT_CONTENT_TYPE).map(([format, type]) => [type, format as MediaFormat]));
 
@@ -101,31 +111,89 @@ export function MediaField({ field, modelId, modelLabel, errors }: { field: Medi
       setAnnouncement(`${file.name}: ${problems.join(" ")}`);
       return;
     }
-    const xhr = new XMLHttpRequest();
-    update(key, { status: "uploading", abort: () => xhr.abort() });
-    setAnnouncement(`Uploading ${file.name}…`);
-    xhr.upload.onprogress = (event) => event.lengthComputable && update(key, { progress: event.loaded / event.total });
-    xhr.onload = () => {
-      let body: { id?: string; error?: { message?: string } } & Partial<Uploaded> = {};
-      try {
-        body = JSON.parse(xhr.responseText);
-      } catch {}
-      if (xhr.status === 201 && body.id) {
-        update(key, { status: "done", progress: 1, upload: body as Uploaded, abort: undefined });
-        setAnnouncement(`${file.name} uploaded: ${describeUpload(body as Uploaded)}.`);
-      } else {
-        const message = body.error?.message ?? `The upload failed (${xhr.status}).`;
-        update(key, { status: "error", error: message, abort: undefined });
-        setAnnouncement(`${file.name}: ${message}`);
-      }
-    };
-    xhr.onerror = () => update(key, { status: "error", error: "The upload failed: check your connection and try again.", abort: undefined });
-    xhr.onabort = () => {
+    // The server says how the bytes go: streamed to the app, or posted straight to the bucket (S3).
+    const controller = new AbortController();
+    const cancel = () => {
+      controller.abort();
       setItems((all) => all.filter((i) => i.key !== key));
       setAnnouncement(`Upload of ${file.name} cancelled.`);
     };
-    xhr.open("POST", `/api/uploads?model=${encodeURIComponent(modelId)}&field=${encodeURIComponent(field.name)}`);
-    xhr.send(file);
+    const fail = (message: string) => {
+      update(key, { status: "error", error: message, abort: undefined });
+      setAnnouncement(`${file.name}: ${message}`);
+    };
+    update(key, { status: "uploading", abort: cancel });
+    setAnnouncement(`Uploading ${file.name}…`);
+    let start: UploadStart;
+    try {
+      const answer = await fetch("/api/uploads/presign", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ model: modelId, field: field.name, size: file.size }),
+        signal: controller.signal,
+      });
+      const body = (await answer.json().catch(() => ({}))) as UploadStart & ErrorBody;
+      if (!answer.ok) return fail(body.error?.message ?? `The upload could not start (${answer.status}).`);
+      start = body;
+    } catch {
+      if (!controller.signal.aborted) fail("The upload failed: check your connection and try again.");
+      return;
+    }
+    const xhr = new XMLHttpRequest();
+    controller.signal.addEventListener("abort", () => xhr.abort());
+    xhr.upload.onprogress = (event) => event.lengthComputable && update(key, { progress: event.loaded / event.total });
+    const settle = (status: number, text: string) => {
+      let body: ErrorBody & Partial<Uploaded> = {};
+      try {
+        body = JSON.parse(text);
+      } catch {}
+      if ((status === 201 || status === 200) && body.id) {
+        update(key, { status: "done", progress: 1, upload: body as Uploaded, abort: undefined });
+        setAnnouncement(`${file.name} uploaded: ${describeUpload(body as Uploaded)}.`);
+      } else fail(body.error?.message ?? `The upload failed (${status}).`);
+    };
+    xhr.onerror = () => fail("The upload failed: check your connection and try again.");
+    if (start.method === "stream") {
+      xhr.onload = () => settle(xhr.status, xhr.responseText);
+      xhr.open("POST", start.url);
+      xhr.send(file);
+      return;
+    }
+    // To the bucket under its signed policy, then the app reads it back and checks it.
+    xhr.onload = async () => {
+      if (xhr.status < 200 || xhr.status > 299) {
+        return fail(
+          /EntityTooLarge/.test(xhr.responseText)
+            ? `This file is ${formatBytes(file.size)}; ${modelLabel} takes up to ${formatBytes(start.maxBytes)}.`
+            : `The storage refused the file (${xhr.status}).`,
+        );
+      }
+      update(key, { progress: 1 });
+      setAnnouncement(`Checking ${file.name}…`);
+      try {
+        const answer = await fetch(start.finalize.url, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ token: start.finalize.token }),
+          signal: controller.signal,
+        });
+        settle(answer.status, await answer.text());
+      } catch {
+        if (!controller.signal.aborted) fail("The upload failed: check your connection and try again.");
+      }
+    };
+    const form = new FormData();
+    for (const [name, value] of Object.entries(start.fields)) form.append(name, value);
+    form.append("file", file);
+    xhr.open("POST", start.url);
+    xhr.send(form);
+  }
+
+  /** A file taken from the viewer's gallery: already uploaded and checked by the server. */
+  function addPicked({ name, video, upload }: SavedUpload) {
+    const item: Item = { key: `${baseId}-${upload.id}`, name, previewUrl: `/api/uploads/${upload.id}`, video, status: "done", progress: 1, upload };
+    setItems((all) => (maxItems === 1 ? (all.forEach((i) => i.abort?.()), [item]) : [...all, item]));
+    setAnnouncement(`${name} added: ${describeUpload(upload)}.`);
   }
 
   function remove(item: Item) {
@@ -194,6 +262,7 @@ export function MediaField({ field, modelId, modelLabel, errors }: { field: Medi
                 }}
               />
             </label>
+            <GalleryPicker modelId={modelId} fieldName={field.name} fieldLabel={field.label} video={video} onPicked={addPicked} />
             <span className="text-zinc-600 dark:text-zinc-400">or drop {maxItems > 1 ? "files" : "a file"} here, or paste</span>
           </div>
         )}

@@ -1,6 +1,7 @@
-// "Use last frame as first frame": a frame of one of the owner's stored
-// results becomes an upload, taken from the kit's own copy (never the
-// gateway's expiring link) and checked like any uploaded file.
+// Continuing from a result: a frame (first or last) or the whole video of one
+// of the owner's stored results becomes an upload, taken from the kit's own
+// copy (never the gateway's expiring link) and checked like any uploaded
+// file. Also the list of results the form's "From my gallery" picker offers.
 import "server-only";
 import fs from "node:fs";
 import os from "node:os";
@@ -15,19 +16,46 @@ import { receiveUpload, type UploadView } from "./receive-upload";
 import { getMediaStorage } from "./storage";
 import { extractFrame } from "./toolchain";
 
+export const RESULT_TAKES = ["first-frame", "last-frame", "video"] as const;
+export type ResultTake = (typeof RESULT_TAKES)[number];
+
 /** The model a frame continues into, and the field it fills. */
 export const FRAME_TARGET = { model: MODELS.find((m) => m.kind === "first-last-frame")!.id, field: "first_frame_url" };
 
-export async function uploadFrameOfResult({ generationId, which, ownerId }: { generationId: string; which: "first" | "last"; ownerId: string }): Promise<UploadView> {
+/** Where a result's video goes by default: the first reference model that takes a clip that long, those with a known price first. */
+export function videoTarget(durationSeconds: number | null): { model: string; field: string } {
+  const references = MODELS.filter((m) => m.kind === "reference-to-video").sort((a, b) => Number(a.usdPerSecond === null) - Number(b.usdPerSecond === null));
+  const fits = references.find((m) => m.fields.some((f) => f.type === "video-list" && f.limits.maxDurationSeconds >= (durationSeconds ?? 0)));
+  return { model: (fits ?? references[0]!).id, field: "reference_video_urls" };
+}
+
+export async function uploadFromResult({
+  generationId,
+  take,
+  ownerId,
+  target,
+}: {
+  generationId: string;
+  take: ResultTake;
+  ownerId: string;
+  /** The model field it is for; by default, the first-and-last-frame model's first frame, or a reference model. */
+  target?: { model: string; field: string };
+}): Promise<{ upload: UploadView; model: string; field: string }> {
   const copy = await prisma.mediaCopy.findFirst({
-    where: { generationId, state: "DONE", generation: { ownerId } },
+    where: { generationId, state: "DONE", generation: { ownerId, deletedAt: null } },
     orderBy: { position: "asc" },
-    select: { storageKey: true },
+    select: { storageKey: true, generation: { select: { input: true } } },
   });
   const storage = await getMediaStorage();
   if (!copy || !storage) throw new AppError("not_found", "This video is not kept here yet: try again once it is stored.");
+  const { model, field } = target ?? (take === "video" ? videoTarget(durationOf(copy.generation.input)) : FRAME_TARGET);
   const object = await storage.get({ key: copy.storageKey });
   if (!object) throw new AppError("not_found", "The stored video is missing.");
+  if (take === "video") {
+    // The copy itself, through the same checks (limits of the model field, remux).
+    const upload = await receiveUpload({ ownerId, modelId: model, fieldName: field, body: object.body, declaredBytes: object.size }).finally(() => object.body.destroy());
+    return { upload, model, field };
+  }
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), "framehook-frame-"));
   try {
     const video = path.join(dir, "video");
@@ -40,10 +68,51 @@ export async function uploadFrameOfResult({ generationId, which, ownerId }: { ge
     });
     await pipeline(object.body, capped, fs.createWriteStream(video));
     const frame = path.join(dir, "frame.png");
+    const which = take === "first-frame" ? "first" : "last";
     if (!(await extractFrame({ file: video, which, output: frame }))) throw new AppError("invalid_input", "No frame could be read from this video.");
     const { size: frameBytes } = await fs.promises.stat(frame);
-    return await receiveUpload({ ownerId, modelId: FRAME_TARGET.model, fieldName: FRAME_TARGET.field, body: fs.createReadStream(frame), declaredBytes: frameBytes });
+    const upload = await receiveUpload({ ownerId, modelId: model, fieldName: field, body: fs.createReadStream(frame), declaredBytes: frameBytes });
+    return { upload, model, field };
   } finally {
     await fs.promises.rm(dir, { recursive: true, force: true });
+  }
+}
+
+export type ResultSource = { id: string; prompt: string; model: string; durationSeconds: number | null; stillUrl: string | null; createdAt: string };
+
+/** The owner's Ready results with a stored copy, newest first: what the form's gallery picker offers. */
+export async function listResultSources({ ownerId, take = 24 }: { ownerId: string; take?: number }): Promise<ResultSource[]> {
+  const rows = await prisma.generation.findMany({
+    where: { ownerId, state: "SUCCESS", deletedAt: null, mediaCopies: { some: { state: "DONE" } } },
+    orderBy: { createdAt: "desc" },
+    take,
+    select: {
+      id: true,
+      prompt: true,
+      model: true,
+      input: true,
+      createdAt: true,
+      mediaCopies: { where: { state: "DONE" }, orderBy: { position: "asc" }, take: 1, select: { id: true, stillKey: true, stillCheckedAt: true } },
+    },
+  });
+  return rows.map((row) => {
+    const copy = row.mediaCopies[0]!;
+    return {
+      id: row.id,
+      prompt: row.prompt,
+      model: row.model,
+      durationSeconds: durationOf(row.input),
+      stillUrl: copy.stillKey !== null || copy.stillCheckedAt === null ? `/api/media/${copy.id}/still` : null,
+      createdAt: row.createdAt.toISOString(),
+    };
+  });
+}
+
+function durationOf(input: string): number | null {
+  try {
+    const duration = (JSON.parse(input) as { duration?: unknown }).duration;
+    return typeof duration === "number" ? duration : typeof duration === "string" && /^\d+(\.\d+)?$/.test(duration) ? Number(duration) : null;
+  } catch {
+    return null;
   }
 }

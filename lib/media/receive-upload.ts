@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { isUniqueViolation } from "@/lib/database/errors";
 import { env } from "@/lib/env";
 import { AppError, type ErrorCode } from "@/lib/errors";
 import { findMediaField, findModel, type MediaFieldSpec, type ModelSpec } from "@/lib/models/catalog";
@@ -35,6 +36,7 @@ export async function receiveUpload({
   fieldName,
   body,
   declaredBytes,
+  id = newUploadId(),
 }: {
   ownerId: string;
   modelId: string | null;
@@ -42,6 +44,8 @@ export async function receiveUpload({
   body: Readable;
   /** The request's Content-Length, if it sent one. */
   declaredBytes: number | null;
+  /** The upload's id, when one was handed out before the bytes came (a presigned post). */
+  id?: string;
 }): Promise<UploadView> {
   const { model, field } = mediaFieldOf(modelId, fieldName);
   const refuse = (code: ErrorCode, message: string) => new AppError(code, message, { [field.name]: [message] });
@@ -114,7 +118,6 @@ export async function receiveUpload({
     const held2 = await bytesHeldBy({ ownerId });
     if (held2 + stat.size > env.UPLOAD_QUOTA_BYTES) throw refuse("upload_quota", quotaMessage(held2));
     const sha256 = await hashFile(clean);
-    const id = newUploadId();
     const storageKey = uploadStorageKey(id);
     const contentType = FORMAT_CONTENT_TYPE[format];
     await storage.put({ key: storageKey, body: fs.createReadStream(clean), contentType });
@@ -139,7 +142,8 @@ export async function receiveUpload({
       });
       return toUploadView(row);
     } catch (error) {
-      await storage.delete({ key: storageKey }).catch(() => undefined);
+      // A twin request that recorded the same id first owns the object now.
+      if (!isUniqueViolation(error)) await storage.delete({ key: storageKey }).catch(() => undefined);
       throw error;
     }
   } finally {
@@ -174,7 +178,7 @@ export async function discardRest(body: Readable): Promise<void> {
 
 type Refuse = (code: ErrorCode, message: string) => AppError;
 
-function mediaFieldOf(modelId: string | null, fieldName: string | null): { model: ModelSpec; field: MediaFieldSpec } {
+export function mediaFieldOf(modelId: string | null, fieldName: string | null): { model: ModelSpec; field: MediaFieldSpec } {
   const model = modelId ? findModel(modelId) : undefined;
   if (!model) throw new AppError("invalid_input", "Say which model the file is for (?model=…).", { model: ["Choose one of the listed models"] });
   const field = fieldName ? findMediaField(model, fieldName) : undefined;
@@ -212,7 +216,7 @@ async function videoFacts(file: string, format: "mp4" | "mov" | "webm", size: nu
   return { format, size, width: probe.width, height: probe.height, durationSeconds, fps: probe.fps, codec: probe.codec };
 }
 
-const quotaMessage = (held: number) =>
+export const quotaMessage = (held: number) =>
   `Your uploads take ${formatBytes(held)} of the ${formatBytes(env.UPLOAD_QUOTA_BYTES)} each visitor may keep; unused ones are deleted after ${env.UPLOAD_UNUSED_HOURS} h.`;
 
 async function hashFile(file: string): Promise<string> {

@@ -1,11 +1,13 @@
 // Media in any S3-compatible bucket (AWS S3, Cloudflare R2, MinIO, Backblaze
 // B2…) through the official SDK. Uploads stream in parts (lib-storage), so a
 // large video never sits whole in memory; browsers fetch objects directly,
-// through a short-lived presigned URL or a configured public base URL.
+// through a short-lived presigned URL or a configured public base URL, and
+// post uploads to it under a presigned policy.
 import "server-only";
 import type { Readable } from "node:stream";
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
+import { createPresignedPost } from "@aws-sdk/s3-presigned-post";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import type { MediaStorage } from "./storage";
 
@@ -81,6 +83,12 @@ export function createS3Storage(options: S3StorageOptions): MediaStorage {
 
     async delete({ key }) {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+    },
+
+    async presignPost({ key, maxBytes, expiresSeconds }) {
+      // Key fixes the object's name in the policy (an exact "key" condition);
+      // content-length-range makes S3 refuse a larger body before storing it.
+      return createPresignedPost(client, { Bucket: bucket, Key: key, Conditions: [["content-length-range", 1, maxBytes]], Expires: expiresSeconds });
     },
   };
 }

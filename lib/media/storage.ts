@@ -20,7 +20,14 @@ export interface MediaStorage {
   /** A URL the browser can fetch the object from directly, or null when the app serves it (get). */
   url(args: { key: string }): Promise<string | null>;
   delete(args: { key: string }): Promise<void>;
+  /**
+   * A form the browser posts one file with straight to `key` (S3 only): the
+   * signed policy fixes the key and caps the size; it expires after `expiresSeconds`.
+   */
+  presignPost?(args: { key: string; maxBytes: number; expiresSeconds: number }): Promise<PresignedPost>;
 }
+
+export type PresignedPost = { url: string; fields: Record<string, string> };
 
 let chosen: Promise<MediaStorage | null> | undefined;
 

@@ -55,7 +55,8 @@ test("a reference video: uploaded with what was read, then the video arrives", a
 
 test("a wrong type, an oversize file and a too-long clip: each a message naming the limit, nothing stored", async ({ gallery, page, browserErrors }) => {
   const uploads: number[] = [];
-  page.on("response", (r) => r.url().includes("/api/uploads") && r.request().method() === "POST" && uploads.push(r.status()));
+  // The uploads themselves (the form first asks /api/uploads/presign how to send each file).
+  page.on("response", (r) => r.url().includes("/api/uploads?") && r.request().method() === "POST" && uploads.push(r.status()));
   await gallery.goto();
   await gallery.chooseModel(FRAMES);
 
@@ -107,4 +108,60 @@ test("use last frame as first frame: a Ready video's last frame, from the kit's 
     ["first_frame_url", true],
     ["last_frame_url", true],
   ]);
+});
+
+test("use as reference video (from the viewer): a Ready video, from the kit's copy, becomes a reference clip and is fetched by the gateway", async ({ gallery, simulator, page }) => {
+  const first = simulator.prompt("A fox trotting through snow");
+  await gallery.goto();
+  await gallery.submit(first, { "Duration (s)": "2" });
+  await expect(gallery.badge(first)).toHaveText("Ready");
+  // Offered on the card once the video is kept here, and in the viewer: taken from there, the viewer closes onto the form.
+  await expect(gallery.card(first).getByRole("button", { name: /^Use as reference video/ })).toBeVisible({ timeout: 30_000 });
+  await gallery.card(first).getByRole("button", { name: /in the viewer/ }).click();
+  const viewer = page.getByRole("dialog");
+  await viewer.getByRole("button", { name: /^Use as reference video/ }).click();
+  await expect(viewer).toBeHidden();
+  await expect(page.getByLabel("Model")).toHaveValue("delta-h3/reference-to-video");
+  const item = gallery.mediaField("Reference videos").getByTestId("upload-item");
+  await expect(item).toHaveAttribute("data-status", "done", { timeout: 20_000 });
+  // What the server read from the stored copy: a 16:9 clip with a length.
+  await expect(item.getByTestId("upload-facts")).toContainText(/^\d+ × \d+ px · [\d.]+ s · \d+ fps/);
+
+  const next = simulator.prompt("The same fox, at night");
+  await gallery.submit(next, { "Duration (s)": "2" });
+  await expect(gallery.badge(next)).toHaveText("Ready");
+  expect((await simulator.inputs()).map((f) => [f.field, f.ok])).toEqual([["reference_video_urls[0]", true]]);
+});
+
+test("from my gallery: a field's picker lists the viewer's Ready videos and takes a frame or the clip from the kit's copy", async ({ gallery, simulator, page }) => {
+  const first = simulator.prompt("Waves rolling onto a pebble beach");
+  await gallery.goto();
+  await gallery.submit(first, { "Duration (s)": "2" });
+  await expect(gallery.badge(first)).toHaveText("Ready");
+  // Offered once the copy is kept (the card's continue buttons say so).
+  await expect(gallery.card(first).getByRole("button", { name: /^Use first frame/ })).toBeVisible({ timeout: 30_000 });
+
+  await gallery.chooseModel(FRAMES);
+  await page.getByRole("button", { name: /^From my gallery\W+Last frame$/ }).click();
+  const picker = page.getByRole("dialog", { name: "Last frame from my gallery" });
+  await expect(picker.getByTestId("gallery-source")).toHaveCount(1);
+  // A modal: the rest of the page is inert until it closes.
+  expect(await picker.evaluate((dialog) => dialog.matches(":modal"))).toBe(true);
+  await expect(picker.getByTestId("gallery-source").locator("img")).toHaveJSProperty("complete", true);
+  await page.screenshot({ path: test.info().outputPath("gallery-picker.png") });
+  expect((await new AxeBuilder({ page }).include("form").analyze()).violations).toEqual([]);
+  await picker.getByRole("button", { name: /^First frame of “Waves rolling/ }).click();
+  await expect(picker).toBeHidden();
+  await expect(gallery.mediaField("Last frame").getByTestId("upload-facts")).toContainText(/\d+ × \d+ px/);
+  expect((await new AxeBuilder({ page }).include("form").analyze()).violations).toEqual([]);
+
+  // A video field offers the clip itself.
+  await gallery.chooseModel("gamma/reference-to-video");
+  await page.getByRole("button", { name: /^From my gallery\W+Reference videos$/ }).click();
+  await page.getByRole("dialog", { name: "Reference videos from my gallery" }).getByRole("button", { name: /^Use this video/ }).click();
+  await expect(gallery.mediaField("Reference videos").getByTestId("upload-facts")).toContainText(/[\d.]+ s · \d+ fps/);
+  const next = simulator.prompt("Waves, slower");
+  await gallery.submit(next, { "Duration (s)": "2" });
+  await expect(gallery.badge(next)).toHaveText("Ready");
+  expect((await simulator.inputs()).map((f) => [f.field, f.ok])).toEqual([["reference_video_urls[0]", true]]);
 });

@@ -30,3 +30,31 @@ export async function uploadId(visitor: Visitor, bytes: Buffer, options: Paramet
   if (answer.status !== 201) throw new Error(`upload refused: ${answer.status} ${JSON.stringify(answer.body)}`);
   return answer.body.id!;
 }
+
+export type PresignAnswer = {
+  method: "post" | "stream";
+  id: string;
+  url: string;
+  fields: Record<string, string>;
+  maxBytes: number;
+  expiresAt: string;
+  finalize: { url: string; token: string };
+};
+
+/** S3 storage: presign, post the bytes straight to the bucket as a browser would, then finalize. */
+export async function uploadDirect(
+  visitor: Visitor,
+  bytes: Buffer,
+  { model = "alpha-2.5-first-last-frame-480p", field = "first_frame_url", type = "application/octet-stream" } = {},
+): Promise<UploadAnswer & { start: PresignAnswer; postStatus: number }> {
+  const started = await visitor("/api/uploads/presign", { method: "POST", json: { model, field } });
+  if (started.status !== 200) throw new Error(`presign refused: ${started.status} ${await started.text()}`);
+  const start = (await started.json()) as PresignAnswer;
+  const form = new FormData();
+  for (const [name, value] of Object.entries(start.fields)) form.append(name, value);
+  form.append("file", new Blob([new Uint8Array(bytes)], { type }), "upload.bin");
+  const posted = await fetch(start.url, { method: "POST", body: form });
+  await posted.arrayBuffer();
+  const finalized = await visitor(start.finalize.url, { method: "POST", json: { token: start.finalize.token } });
+  return { start, postStatus: posted.status, status: finalized.status, body: (await finalized.json()) as UploadAnswer["body"] };
+}

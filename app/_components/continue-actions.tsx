@@ -1,0 +1,53 @@
+"use client";
+// Continue from a Ready result of the viewer's own: its last or first frame
+// as the first frame of a new video, or the video as a reference video. The
+// server takes it from the kit's stored copy (never the gateway's expiring
+// link) and checks it like an upload; the form switches to the model it goes
+// to, with the upload in its field.
+import { useTransition } from "react";
+import { continueFromResultAction } from "@/app/actions";
+import type { Generation } from "@/lib/generations/generation";
+import { requestRemix } from "./remix";
+import { saveUploads, uploadSessionKey } from "./upload-session";
+
+const ACTIONS = [
+  { take: "last-frame", label: "Use last frame as first frame", busy: "Taking the frame…", file: "last frame.png" },
+  { take: "first-frame", label: "Use first frame", busy: "Taking the frame…", file: "first frame.png" },
+  { take: "video", label: "Use as reference video", busy: "Taking the video…", file: "reference.mp4" },
+] as const;
+
+/** Whether a generation can be continued from: the viewer's own, Ready, with the kit's copy stored. */
+export const isContinuable = (generation: Generation, own: boolean) =>
+  own && generation.state === "SUCCESS" && generation.storedMedia.some((m) => m.status === "done");
+
+export function ContinueActions({
+  generation,
+  className,
+  onAnnounce,
+  onDone,
+}: {
+  generation: Generation;
+  className: string;
+  onAnnounce: (message: string) => void;
+  onDone?: (ok: boolean) => void;
+}) {
+  const [busy, startTransition] = useTransition();
+  const about = <span className="sr-only"> “{generation.prompt.slice(0, 60)}”</span>;
+  const run = (action: (typeof ACTIONS)[number]) =>
+    startTransition(async () => {
+      const answer = await continueFromResultAction(generation.id, action.take);
+      if (answer.status === "success" && answer.upload && answer.model && answer.field) {
+        const video = action.take === "video";
+        saveUploads(uploadSessionKey(answer.model, answer.field), [{ name: action.file, video, upload: answer.upload }], { announce: true });
+        requestRemix({ model: answer.model, prompt: generation.prompt, input: {} });
+      }
+      onAnnounce(answer.message);
+      onDone?.(answer.status === "success");
+    });
+  return ACTIONS.map((action) => (
+    <button key={action.take} type="button" className={className} onClick={() => run(action)} disabled={busy}>
+      {busy ? action.busy : action.label}
+      {about}
+    </button>
+  ));
+}

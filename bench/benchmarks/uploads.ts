@@ -1,0 +1,175 @@
+// 9. Uploads: the app's memory while large uploads stream to local storage
+// (flat, not growing with the file: a 20 MB upload is the baseline), and the
+// time to check a 1080p clip (ffprobe + remux) at POST /api/uploads. The
+// media is made here with the system's FFmpeg, in a temporary directory.
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { Readable } from "node:stream";
+import type { Section } from "../report";
+import type { Stack } from "../stack";
+
+const MB = 1024 * 1024;
+const REFERENCE = "delta-h3/reference-to-video";
+const FIELD = "reference_video_urls";
+/** The largest file any model field takes (reference videos), from lib/models/catalog.ts. */
+const FIELD_MAX = 100 * MB;
+const CHECK_RUNS = 5;
+
+const ffmpeg = (args: string[]) => execFileSync("ffmpeg", ["-nostdin", "-v", "error", "-y", ...args], { stdio: ["ignore", "ignore", "pipe"] });
+
+export async function benchUploads(stack: Stack): Promise<Section> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-bench-uploads-"));
+  try {
+    // Real clips padded to size at a constant bitrate (x264 filler data): valid for the reference field as they are.
+    const clip20 = cbrClip(dir, "20mb.mp4", 20 * MB);
+    const clip100 = cbrClip(dir, "100mb.mp4", FIELD_MAX - 2 * MB);
+    const body200 = path.join(dir, "200mb.bin");
+    fs.writeFileSync(body200, Buffer.concat([fs.readFileSync(clip100), Buffer.alloc(200 * MB - fs.statSync(clip100).size, 7)]));
+    const hd = path.join(dir, "1080p.mp4");
+    ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=24", "-t", "5", "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-movflags", "+faststart", hd]);
+
+    // A first upload loads the code paths (and their memory) the measured ones reuse.
+    await uploadOnce(stack, clip20, { chunked: false });
+    const small = await uploadOnce(stack, clip20, { chunked: false });
+    // 200 MB is past every field's limit: sent without a length, the route streams the first
+    // 100 MB to its temporary file, reads and drops the rest, then answers 413.
+    const huge = await uploadOnce(stack, body200, { chunked: true });
+    const large = await uploadOnce(stack, clip100, { chunked: false });
+
+    const checks: number[] = [];
+    for (let i = 0; i < CHECK_RUNS; i++) checks.push((await uploadOnce(stack, hd, { chunked: false })).ms);
+    const tools = toolchainAlone(hd, dir);
+    const hdSize = fs.statSync(hd).size;
+
+    const growth = (run: Upload) => (run.peakRss - run.idleRss) / MB;
+    const [g20, g100, g200] = [growth(small), growth(large), growth(huge)];
+    // Flat: at most 1.5 × the 20 MB upload's growth (with 8 MB of room for sampling noise when that growth is tiny).
+    const allowed = Math.max(1.5 * g20, g20 + 8);
+    // Each upload starts from the memory the one before left: V8 keeps its heap's slack rather than returning it at once.
+    const highWater = round(Math.max(small.peakRss, huge.peakRss, large.peakRss) / MB);
+    const median = [...checks].sort((a, b) => a - b)[Math.floor(checks.length / 2)]!;
+    return {
+      title: "9. Uploads",
+      setup: `POST /api/uploads (next start, MEDIA_STORAGE=local) for ${REFERENCE}'s reference videos (up to ${FIELD_MAX / MB} MB), from the bench over loopback, one new visitor per upload: H.264 clips padded to ${(small.size / MB).toFixed(0)} MB and ${(large.size / MB).toFixed(0)} MB (kept: sniffed, probed, remuxed, hashed, stored), and a 200 MB body sent chunked (the route writes the first ${FIELD_MAX / MB} MB, reads and drops the rest, answers 413). The app's RSS (next start and its Node children, from /proc) is sampled every 50 ms, and apart from it the FFmpeg processes the route runs. Order: a warm-up 20 MB upload, 20 MB, 200 MB, then the large clip, each growth from the RSS just before it. Then a 1080p clip (1920 × 1080, 5 s, 24 fps, ${(hdSize / MB).toFixed(1)} MB) uploaded ${CHECK_RUNS} times.`,
+      figures: [
+        { label: "RSS growth, 200 MB body streamed (refused at the 100 MB limit)", value: round(g200), unit: "MB", baseline: { label: "a 20 MB upload", value: round(g20) } },
+        { label: `RSS growth, ${(large.size / MB).toFixed(0)} MB upload kept`, value: round(g100), unit: "MB", baseline: { label: "a 20 MB upload", value: round(g20) } },
+        { label: "App RSS high-water mark over the three uploads", value: highWater, unit: "MB", baseline: { label: "idle before the 20 MB upload", value: round(small.idleRss / MB) } },
+        { label: `FFmpeg's peak RSS, ${(large.size / MB).toFixed(0)} MB upload (probe, remux: own processes)`, value: round(large.peakTools / MB), unit: "MB", baseline: { label: "a 20 MB upload", value: round(small.peakTools / MB) } },
+        { label: `Time to take a ${(large.size / MB).toFixed(0)} MB clip (stream, check, remux, store)`, value: Math.round(large.ms), unit: "ms" },
+        { label: "Time to check a 1080p clip at the route (median)", value: Math.round(median), unit: "ms", baseline: { label: "ffprobe + remux alone, same arguments", value: Math.round(tools.probeMs + tools.remuxMs) } },
+        { label: "…of which ffprobe (-count_packets)", value: Math.round(tools.probeMs), unit: "ms" },
+        { label: "…of which the remux (-c copy, +faststart)", value: Math.round(tools.remuxMs), unit: "ms" },
+      ],
+      targets: [
+        {
+          label: "memory flat while uploading (≤ 1.5 × the 20 MB upload's growth)",
+          met: g200 <= allowed && g100 <= allowed,
+          detail: `+${g200.toFixed(1)} MB for 200 MB, +${g100.toFixed(1)} MB for ${(large.size / MB).toFixed(0)} MB vs +${g20.toFixed(1)} MB for 20 MB (allowed ${allowed.toFixed(1)} MB)`,
+        },
+        {
+          label: "answers as a user would see them",
+          met: small.status === 201 && large.status === 201 && huge.status === 413 && checks.length === CHECK_RUNS,
+          detail: `20 MB ${small.status}, ${(large.size / MB).toFixed(0)} MB ${large.status}, 200 MB ${huge.status}`,
+        },
+      ],
+      notes: [
+        `No field takes 200 MB (reference videos stop at ${FIELD_MAX / MB} MB), so the 200 MB case is the route reading a body twice its limit: half to disk, half dropped so the client can read the 413. The ${(large.size / MB).toFixed(0)} MB clip stands for the largest kept upload.`,
+        "The route streams the body through a counting Transform into a temporary file; FFmpeg reads that file (probe, remux) in processes of its own, reported apart. Growth is measured from the RSS just before each upload, and V8 does not give its heap back at once, so an upload that fits in the slack an earlier one left shows little growth: the high-water mark over all three is the figure that would grow with the file if anything buffered it.",
+        "The check of a 1080p clip is dominated by ffprobe counting packets (no decoding) and the remux copying the streams; the route adds the body's transfer, the sniff, the hash and the store.",
+      ],
+    };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+type Upload = { status: number; ms: number; idleRss: number; peakRss: number; peakTools: number; size: number };
+
+async function uploadOnce(stack: Stack, file: string, { chunked }: { chunked: boolean }): Promise<Upload> {
+  // POST /api/uploads skips proxy.ts, which issues the visitor cookie: a browser has one from the page.
+  // A connection of its own each time (agent: false): a pooled one may be closed by the app's keep-alive timeout while clips are made.
+  const cookie = await new Promise<string | undefined>((resolve, reject) =>
+    http
+      .get(new URL("/api/generations?limit=1", stack.appUrl), { agent: false }, (response) => {
+        response.resume();
+        resolve(response.headers["set-cookie"]?.[0]?.split(";")[0]);
+      })
+      .once("error", reject),
+  );
+  if (!cookie) throw new Error("no visitor cookie");
+  const size = fs.statSync(file).size;
+  const idleRss = memoryOf(stack.appPid).app;
+  let peakRss = idleRss;
+  let peakTools = 0;
+  const sampler = setInterval(() => {
+    const { app, tools } = memoryOf(stack.appPid);
+    peakRss = Math.max(peakRss, app);
+    peakTools = Math.max(peakTools, tools);
+  }, 50);
+  const started = performance.now();
+  try {
+    const url = new URL(`/api/uploads?model=${encodeURIComponent(REFERENCE)}&field=${FIELD}`, stack.appUrl);
+    const status = await new Promise<number>((resolve, reject) => {
+      const request = http.request(url, { method: "POST", agent: false, headers: { Cookie: cookie, "Content-Type": "video/mp4", ...(chunked ? {} : { "Content-Length": String(size) }) } }, (response) => {
+        response.resume();
+        response.once("end", () => resolve(response.statusCode ?? 0));
+      });
+      request.once("error", reject);
+      Readable.from(fs.createReadStream(file)).pipe(request);
+    });
+    return { status, ms: performance.now() - started, idleRss, peakRss, peakTools, size };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
+/** A 5 s H.264 clip of about `bytes`, at a constant bitrate made up with filler data. */
+function cbrClip(dir: string, name: string, bytes: number): string {
+  const file = path.join(dir, name);
+  const bitrate = Math.floor((bytes * 8) / 5);
+  ffmpeg(["-f", "lavfi", "-i", "testsrc=size=640x360:rate=24", "-t", "5", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-b:v", String(bitrate), "-minrate", String(bitrate), "-maxrate", String(bitrate), "-bufsize", String(bitrate), "-x264-params", "nal-hrd=cbr", "-movflags", "+faststart", file]);
+  return file;
+}
+
+/** The toolchain's two calls on the 1080p clip, run by the bench itself with lib/media/toolchain.ts's arguments. */
+function toolchainAlone(file: string, dir: string) {
+  const time = (run: () => void) => {
+    const started = performance.now();
+    run();
+    return performance.now() - started;
+  };
+  const probeMs = time(() =>
+    execFileSync("ffprobe", ["-v", "error", "-count_packets", "-select_streams", "v:0", "-show_entries", "stream=width,height,codec_name,avg_frame_rate,r_frame_rate,nb_read_packets,duration:format=duration,format_name", "-of", "json", "--", file], { stdio: ["ignore", "pipe", "pipe"] }),
+  );
+  const remuxMs = time(() =>
+    ffmpeg(["-threads", "1", "-max_pixels", "40000000", "-i", file, "-map", "0:v:0", "-map", "0:a:0?", "-c", "copy", "-movflags", "+faststart", "-f", "mp4", "-map_metadata", "-1", "-map_chapters", "-1", path.join(dir, "remuxed.mp4")]),
+  );
+  return { probeMs, remuxMs };
+}
+
+const round = (value: number) => Number(value.toFixed(1));
+
+/** Resident memory of the app (next start and its Node children) and, apart, of the FFmpeg processes it runs, in bytes (Linux /proc). */
+function memoryOf(pid: number): { app: number; tools: number } {
+  const total = { app: 0, tools: 0 };
+  const visit = (p: number) => {
+    const kb = readProc(`/proc/${p}/status`)?.match(/^VmRSS:\s+(\d+) kB/m)?.[1];
+    const tool = /^ff(mpeg|probe)$/.test((readProc(`/proc/${p}/comm`) ?? "").trim());
+    if (kb) total[tool ? "tools" : "app"] += Number(kb) * 1024;
+    for (const child of (readProc(`/proc/${p}/task/${p}/children`) ?? "").split(/\s+/).filter(Boolean)) visit(Number(child));
+  };
+  visit(pid);
+  return total;
+}
+
+const readProc = (file: string) => {
+  try {
+    return fs.readFileSync(file, "utf8");
+  } catch {
+    return null;
+  }
+};
