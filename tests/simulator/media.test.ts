@@ -68,6 +68,8 @@ describe("real-size clips", () => {
       expect(task.resultUrls[0]).toMatch(/\/sample-\d\.mp4$/);
       const response = await fetch(task.resultUrls[0]!);
       expect(Buffer.from(await response.arrayBuffer()).equals(fs.readFileSync(clipPath(task.resultUrls[0]!.split("/").pop()!)!))).toBe(true);
+      // Its stdout may still be on its way when the task is read back.
+      await waitFor(() => bare.output.some((line) => line.includes("ffmpeg not found")));
       expect(bare.output.filter((line) => line.includes("ffmpeg not found"))).toHaveLength(1);
     } finally {
       bare.stop();
