@@ -107,6 +107,10 @@ export async function startStack({ workDir, engine, appPort, simulatorPort }: { 
       POLL_STALE_MS: String(pollStaleMs),
       // The polling benchmark submits 20 tasks at once from one address.
       SUBMIT_RATE_LIMIT: "0",
+      // Benchmark 7 keeps 50 tabs of the bench owner open, all from 127.0.0.1:
+      // past the stream caps for one owner (10) and one address (30).
+      EVENTS_MAX_STREAMS_PER_OWNER: "100",
+      EVENTS_MAX_STREAMS_PER_ADDRESS: "100",
       // Empty means unset (lib/env.ts): no access gate in front of the routes.
       APP_PASSWORD: "",
       // Copied results go to the run's temp dir (benchmark 6), never to the project's data/.
