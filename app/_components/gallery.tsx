@@ -18,6 +18,9 @@ import { useCompletionTimes } from "./use-completion-times";
 import { useStateChanges } from "./use-state-changes";
 import { useInfiniteScroll } from "./use-infinite-scroll";
 
+/** Tiles whose stills load at once, with the page, rather than lazily after layout: the first screen of a wide one. */
+const FIRST_SCREEN_TILES = 6;
+
 export function Gallery({
   initialPage,
   initialFilters,
@@ -121,10 +124,11 @@ export function Gallery({
           // Tiles grow with the screen: 1 column on a phone, 2 at 768 px, 3 at 1280 px, more on wide screens.
           className={`grid grid-cols-[repeat(auto-fill,minmax(min(100%,16rem),1fr))] items-start gap-4 ${stale ? "opacity-60" : ""}`}
         >
-          {generations.map((generation) => (
+          {generations.map((generation, index) => (
             <li key={generation.id}>
               <GenerationCard
                 generation={generation}
+                firstScreen={index < FIRST_SCREEN_TILES}
                 placeholder={isPlaceholder(generation)}
                 typicalMs={completionTimes[completionTimeKey(generation.model, generation.input)] ?? null}
                 onOpen={() => setViewing(generation.id)}

@@ -18,6 +18,7 @@ const link = "rounded font-medium text-brand-700 hover:underline focus-visible:o
 export function GenerationCard({
   generation,
   placeholder = false,
+  firstScreen = false,
   typicalMs,
   onOpen,
   onAnnounce,
@@ -25,6 +26,8 @@ export function GenerationCard({
 }: {
   generation: Generation;
   placeholder?: boolean;
+  /** On the gallery's first screen: its still loads with the page, not lazily. */
+  firstScreen?: boolean;
   /** Typical completion time of its model and duration (this app's history); null without history. */
   typicalMs: number | null;
   onOpen: () => void;
@@ -47,7 +50,7 @@ export function GenerationCard({
       className="flex h-full flex-col overflow-hidden rounded-2xl bg-white shadow-sm ring-1 ring-zinc-200 dark:bg-zinc-900 dark:ring-zinc-800"
     >
       {url && !expired ? (
-        <VideoTile url={url} stillUrl={stillUrl(generation)} stored={stored} prompt={prompt} aspect={aspect} onOpen={onOpen} onExpired={onExpired} />
+        <VideoTile url={url} stillUrl={stillUrl(generation)} stored={stored} prompt={prompt} aspect={aspect} eager={firstScreen} onOpen={onOpen} onExpired={onExpired} />
       ) : url ? (
         <ResultVideo url={url} label={`Video: ${prompt.slice(0, 80)}`} expired={expired} onExpired={onExpired} stored={stored} poster={stillUrl(generation)} />
       ) : (

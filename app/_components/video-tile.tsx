@@ -21,6 +21,7 @@ export function VideoTile({
   stored,
   prompt,
   aspect,
+  eager = false,
   onOpen,
   onExpired,
 }: {
@@ -31,6 +32,8 @@ export function VideoTile({
   stored: boolean;
   prompt: string;
   aspect: string;
+  /** On the first screen: the still is fetched with the page, at high priority, instead of after layout. */
+  eager?: boolean;
   onOpen: () => void;
   onExpired: () => void;
 }) {
@@ -64,7 +67,7 @@ export function VideoTile({
       <span className="sr-only">Play “{prompt.slice(0, 80)}” in the viewer</span>
       {still ? (
         // eslint-disable-next-line @next/next/no-img-element -- a private, already-sized still: the image optimizer would re-fetch it without the viewer's cookie.
-        <img src={still} alt="" loading="lazy" decoding="async" onError={() => setFailedStill(still)} className="size-full object-contain" />
+        <img src={still} alt="" loading={eager ? "eager" : "lazy"} fetchPriority={eager ? "high" : "auto"} decoding="async" onError={() => setFailedStill(still)} className="size-full object-contain" />
       ) : (
         <span aria-hidden className="flex size-full items-end justify-center bg-zinc-800 pb-3 text-xs text-zinc-300" data-testid="tile-placeholder">
           No preview image

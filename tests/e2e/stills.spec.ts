@@ -16,7 +16,8 @@ test("a gallery of finished videos shows stills, plays one on hover, and the vie
   const cards = page.getByRole("article");
   await expect(cards).toHaveCount(COUNT);
   for (const prompt of prompts) await expect(gallery.card(prompt).locator("img")).toHaveAttribute("src", /^\/api\/media\/\w+\/still$/);
-  await expect(cards.locator("img[loading=lazy]")).toHaveCount(COUNT);
+  // All on the first screen: fetched with the page, not after layout (the 60-tile flow checks the lazy rest).
+  await expect(cards.locator("img[loading=eager][fetchpriority=high]")).toHaveCount(COUNT);
   // Every still on screen is a real image, and no tile holds a player.
   const visible = gallery.card(prompts[COUNT - 1]!).locator("img");
   await expect.poll(() => visible.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
