@@ -66,7 +66,7 @@ test("the gallery's head names the icons, the manifest and an absolute preview i
   }
 });
 
-test("a generation's page is titled by its prompt, shortened, and previews with the brand image", async ({ page, simulator, baseURL }) => {
+test("a generation's page is titled by its prompt, shortened, and previews with the brand image", async ({ page, browser, simulator, baseURL }) => {
   const prompt = simulator.prompt(`A very long prompt about ${"a slow pan across a misty valley at dawn, ".repeat(4)}`);
   // Through the page's own context: generations belong to the visitor (its cookie) who made them.
   const created = await page.request.post("/api/generations", { data: { model: "alpha-2.5-text-to-video-480p", input: { prompt, duration: 2 } } });
@@ -78,10 +78,20 @@ test("a generation's page is titled by its prompt, shortened, and previews with 
   const title = await page.title();
   expect(title).toMatch(new RegExp(`^A very long prompt about a slow pan.*… · ${brand.name}$`));
   expect(Array.from(title.replace(` · ${brand.name}`, "")).length).toBe(60);
-  const head = await headLinks(page);
-  expect(head.description[0]).toMatch(/^(Submitting|Generating|Ready) · /);
-  // The page refreshes itself while the task runs, and a refresh's metadata may stand beside the old for a moment.
-  await expect.poll(async () => (await headLinks(page)).preview).toEqual([`${baseURL}${brand.previewImage.url}`, `${baseURL}${brand.previewImage.url}`]);
+
+  // A link preview is built from the HTML as served, before any script runs: read it so. (The live
+  // page refreshes itself while the task runs, and React may keep a refresh's <meta> beside the old.)
+  const crawler = await browser.newContext({ baseURL, javaScriptEnabled: false, storageState: await page.context().storageState() });
+  try {
+    const served = await crawler.newPage();
+    await served.goto(`/generations/${id}`);
+    await expect(served).toHaveTitle(title);
+    const head = await headLinks(served);
+    expect(head.description).toEqual([expect.stringMatching(/^(Submitting|Generating|Ready) · /)]);
+    expect(head.preview).toEqual([`${baseURL}${brand.previewImage.url}`, `${baseURL}${brand.previewImage.url}`]);
+  } finally {
+    await crawler.close();
+  }
 });
 
 test("a missing generation says so in its title, on the site's own 404 page", async ({ page, browserErrors }) => {
