@@ -15,14 +15,14 @@ const button =
 
 export function CardActions({
   generation,
-  own = true,
+  own,
   onAnnounce,
   onDeleted,
   onDone,
 }: {
   generation: Generation;
   /** The viewer's own generation: only then Retry and Delete (a showcase shows others' too). */
-  own?: boolean;
+  own: boolean;
   /** A one-off message for the gallery's live region ("Prompt copied"). */
   onAnnounce: (message: string) => void;
   /** Called at once (the card leaves) and again with `restore` if the server refused. */

@@ -84,7 +84,7 @@ export function GenerationCard({
                   </a>
                 ) : null}
               </span>
-              <CardActions generation={generation} onAnnounce={onAnnounce} onDeleted={onDeleted} />
+              <CardActions generation={generation} own={!generation.showcase} onAnnounce={onAnnounce} onDeleted={onDeleted} />
             </>
           )}
         </div>

@@ -33,6 +33,8 @@ export type Generation = {
   /** The gateway has not known the task for TASK_LOST_AFTER_MS: shown as lost, still open to a real report. */
   lost: boolean;
   gatewayMetadata: Record<string, unknown> | null;
+  /** Another owner's, shown by the showcase (GALLERY_SCOPE=shared): the viewer may watch and remix it, not retry, delete or continue it. */
+  showcase?: true;
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;

@@ -62,11 +62,6 @@ export async function getGeneration({ id, owner }: { id: string; owner: OwnerSco
   return row ? asSeenBy(owner, row) : null;
 }
 
-/** True if the generation is this owner's own (its timeline is shown only to them). */
-export async function isOwnGeneration({ id, ownerId }: { id: string; ownerId: string }): Promise<boolean> {
-  return (await prisma.generation.count({ where: { id, ownerId } })) > 0;
-}
-
 export type DeliveryEntry = {
   id: number;
   source: "CALLBACK" | "POLL";

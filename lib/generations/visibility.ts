@@ -27,7 +27,7 @@ export function visibleTo({ ownerId, shared }: OwnerScope): Prisma.GenerationWhe
 export function asSeenBy(scope: OwnerScope, row: GenerationRow, now = Date.now()): Generation {
   const generation = toGeneration(row, now);
   if (row.ownerId === scope.ownerId) return generation;
-  return { ...generation, taskId: null, input: {}, gatewayMetadata: null };
+  return { ...generation, taskId: null, input: {}, gatewayMetadata: null, showcase: true };
 }
 
 /**

@@ -100,6 +100,32 @@ describe("a showcase video its owner deleted", () => {
   });
 });
 
+describe("a showcase card", () => {
+  /** The buttons of the server-rendered card (or detail page's actions) that hold `prompt`, by their visible text. */
+  const buttonsIn = (html: string, prompt: string) => {
+    const part = html.split(/<article\b/).find((chunk) => chunk.includes(prompt)) ?? "";
+    return [...part.matchAll(/<button\b[^>]*>([^<]*)/g)].map((m) => m[1]!.trim()).filter(Boolean);
+  };
+  const page = async (visitor: Visitor, path: string) => {
+    const response = await visitor(path);
+    expect(response.status).toBe(200);
+    return response.text();
+  };
+
+  test("offers another owner's video to watch and remix, never to retry, delete or continue from", async () => {
+    const [alice, bob] = [app.visitor(), app.visitor()];
+    const video = await sharedVideo(alice);
+    const { prompt } = (await (await alice(`/api/generations/${video.id}`)).json()) as { prompt: string };
+    // Its owner's card offers everything: the video is Ready with its copy stored.
+    expect(buttonsIn(await page(alice, "/"), prompt)).toEqual(["Remix", "Copy prompt", "Use last frame as first frame", "Use first frame", "Use as reference video", "Delete"]);
+    // Everyone else's, in the gallery and on the detail page: watch, remix, copy.
+    expect(buttonsIn(await page(bob, "/"), prompt)).toEqual(["Remix", "Copy prompt"]);
+    const detail = await page(bob, `/generations/${video.id}`);
+    expect(detail).toContain("Copy prompt");
+    expect(detail).not.toMatch(/>Delete<|>Use last frame as first frame</);
+  });
+});
+
 describe("a showcase viewer's stream", () => {
   test("carries another owner's finished card without what only its owner sees", async () => {
     const [alice, bob] = [app.visitor(), app.visitor()];

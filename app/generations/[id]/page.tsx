@@ -8,7 +8,7 @@ import { formatCredits, formatElapsed, formatTimestamp } from "@/app/_components
 import { STATE_LABELS, StateBadge } from "@/app/_components/state-badge";
 import { isTerminal } from "@/lib/generations/generation";
 import { getGenerationFresh } from "@/lib/generations/list-fresh";
-import { getGeneration, isOwnGeneration, listDeliveries } from "@/lib/generations/queries";
+import { getGeneration, listDeliveries } from "@/lib/generations/queries";
 import { isCopying } from "@/lib/media/media-copy";
 import { findModel, KIND_LABELS } from "@/lib/models/catalog";
 import { pageMetadata, truncateTitle } from "@/lib/page-metadata";
@@ -45,7 +45,7 @@ export default async function GenerationPage({ params }: { params: Promise<{ id:
   const generation = viewer ? await getGenerationFresh({ id, owner: galleryScope(viewer) }) : null;
   if (!viewer || !generation) notFound();
   // The showcase (GALLERY_SCOPE=shared) shows others' videos, not how they were made.
-  const own = await isOwnGeneration({ id, ownerId: viewer.id });
+  const own = !generation.showcase;
   const deliveries = own ? await listDeliveries({ generationId: id }) : [];
   const model = findModel(generation.model);
   const pending = !isTerminal(generation.state);
