@@ -65,7 +65,7 @@ export async function benchLiveGallery(stack: Stack, db: BenchDb): Promise<Secti
     console.log(`[bench] live gallery: ${latency.push.length} cards timed by push, ${latency.poll.length} by polling`);
     const floor = await measureFloor(browser);
     const ms = (sorted: number[]) => `p50 ${pct(sorted, 50).toFixed(0)} / p95 ${pct(sorted, 95).toFixed(0)} ms`;
-    console.log(`[bench] live gallery: push ${ms(latency.push)} (callback → event ${ms(latency.toEvent)}, event → Ready ${ms(latency.toPixel)}), floor ${ms(floor)} (${floor.length} elements), polling ${ms(latency.poll)}`);
+    console.log(`[bench] live gallery: push ${ms(latency.push)} (callback → published ${ms(latency.toPublished)}, → event ${ms(latency.toEvent)}, event → Ready ${ms(latency.toPixel)}), floor ${ms(floor)} (${floor.length} elements), polling ${ms(latency.poll)}`);
     // For iterating on latency alone (opening 50 tabs takes minutes on a busy machine).
     if (process.env.BENCH_LIVE_LATENCY_ONLY === "1") return report({ latency, floor });
     // The latency figures stand even if the tabs cannot all be opened on a machine this busy.
@@ -87,13 +87,18 @@ export async function benchLiveGallery(stack: Stack, db: BenchDb): Promise<Secti
 // When the tab's EventSource first hears each generation's SUCCESS (installed before the app's own listener), to split the latency into server and browser parts.
 const HEAR_EVENTS = `(() => {
   window.__heard = {};
+  window.__published = {};
   const Native = window.EventSource;
   window.EventSource = class extends Native {
     constructor(...args) {
       super(...args);
       this.addEventListener("change", (event) => {
         const change = JSON.parse(event.data);
-        if (change.state === "SUCCESS" && !(change.id in window.__heard)) window.__heard[change.id] = Date.now();
+        if (change.state === "SUCCESS" && !(change.id in window.__heard)) {
+          window.__heard[change.id] = Date.now();
+          // The event's id is its position: the app's clock (Date.now()) when it published the change.
+          window.__published[change.id] = Number(event.lastEventId);
+        }
       });
     }
   };
@@ -165,11 +170,17 @@ async function measureLatency(stack: Stack, browser: Browser) {
   // The push page's split: callback → event heard in the tab (server, network), event → "Ready" (the browser's work).
   const ids = (await push.page.evaluate("window.__ids ?? {}")) as Record<string, string>;
   const heardById = (await push.page.evaluate("window.__heard")) as Record<string, number>;
-  const heard = Object.fromEntries(Object.entries(ids).flatMap(([index, id]) => (heardById[id] === undefined ? [] : [[index, heardById[id]!]])));
+  const publishedById = (await push.page.evaluate("window.__published")) as Record<string, number>;
+  const byIndex = (byId: Record<string, number>) => Object.fromEntries(Object.entries(ids).flatMap(([index, id]) => (byId[id] === undefined ? [] : [[index, byId[id]!]])));
+  const heard = byIndex(heardById);
+  const published = byIndex(publishedById);
+  const publishedToHeard = Object.entries(heard)
+    .flatMap(([index, at]) => (published[index] === undefined ? [] : [at - published[index]!]))
+    .sort((a, b) => a - b);
   const toPixel = Object.entries(heard)
     .flatMap(([index, at]) => (ready.push[index] === undefined ? [] : [ready.push[index]! - at]))
     .sort((a, b) => a - b);
-  const result = { push: latencies(ready.push), poll: latencies(ready.poll), callbacks: sentAt.size, toEvent: latencies(heard), toPixel };
+  const result = { push: latencies(ready.push), poll: latencies(ready.poll), callbacks: sentAt.size, toEvent: latencies(heard), toPublished: latencies(published), publishedToHeard, toPixel };
   await push.context.close();
   await poll.context.close();
   return result;
@@ -313,6 +324,10 @@ function report({
       { label: "Callback-to-pixel p95, polling (same page, event stream blocked)", value: poll95, unit: "ms", baseline: { label: "push", value: push95 } },
       { label: "Push, callback → event heard in the tab p50", value: pct(latency.toEvent, 50), unit: "ms" },
       { label: "Push, callback → event heard in the tab p95", value: pct(latency.toEvent, 95), unit: "ms" },
+      { label: "Push, callback → published by the app p50", value: pct(latency.toPublished, 50), unit: "ms" },
+      { label: "Push, callback → published by the app p95", value: pct(latency.toPublished, 95), unit: "ms" },
+      { label: "Push, published → event heard in the tab p50", value: pct(latency.publishedToHeard, 50), unit: "ms" },
+      { label: "Push, published → event heard in the tab p95", value: pct(latency.publishedToHeard, 95), unit: "ms" },
       { label: "Push, event heard → card reads Ready p50", value: pct(latency.toPixel, 50), unit: "ms" },
       { label: "Push, event heard → card reads Ready p95", value: pct(latency.toPixel, 95), unit: "ms" },
       { label: "Cards timed (push / polling)", value: latency.push.length, unit: "", baseline: { label: "polling", value: latency.poll.length } },
