@@ -131,7 +131,7 @@ export function Gallery({
                 firstScreen={index < FIRST_SCREEN_TILES}
                 placeholder={isPlaceholder(generation)}
                 typicalMs={completionTimes[completionTimeKey(generation.model, generation.input)] ?? null}
-                onOpen={() => setViewing(generation.id)}
+                onOpen={setViewing}
                 onAnnounce={setMessage}
                 onDeleted={onDeleted}
               />

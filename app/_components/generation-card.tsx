@@ -2,6 +2,7 @@
 // One generation in the gallery: its video (or where it stands), its prompt,
 // model and outcome, and what can be done with it.
 import Link from "next/link";
+import { memo } from "react";
 import type { Generation } from "@/lib/generations/generation";
 import { playbackUrl, stillUrl } from "@/lib/media/media-copy";
 import { findModel } from "@/lib/models/catalog";
@@ -14,8 +15,11 @@ import { aspectOf, VideoTile } from "./video-tile";
 
 const link = "rounded font-medium text-brand-700 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 dark:text-brand-400";
 
-/** `placeholder`: shown while the server action runs; it has no detail page yet. */
-export function GenerationCard({
+/**
+ * `placeholder`: shown while the server action runs; it has no detail page yet.
+ * Memoized: an event changes one card, and only that card renders again.
+ */
+export const GenerationCard = memo(function GenerationCard({
   generation,
   placeholder = false,
   firstScreen = false,
@@ -30,7 +34,8 @@ export function GenerationCard({
   firstScreen?: boolean;
   /** Typical completion time of its model and duration (this app's history); null without history. */
   typicalMs: number | null;
-  onOpen: () => void;
+  /** Opens the viewer on this generation (a stable function: the card is memoized). */
+  onOpen: (id: string) => void;
   onAnnounce: (message: string) => void;
   onDeleted: (id: string, restore?: boolean) => void;
 }) {
@@ -50,7 +55,7 @@ export function GenerationCard({
       className="flex h-full flex-col overflow-hidden rounded-2xl bg-white shadow-sm ring-1 ring-zinc-200 dark:bg-zinc-900 dark:ring-zinc-800"
     >
       {url && !expired ? (
-        <VideoTile url={url} stillUrl={stillUrl(generation)} stored={stored} prompt={prompt} aspect={aspect} eager={firstScreen} onOpen={onOpen} onExpired={onExpired} />
+        <VideoTile url={url} stillUrl={stillUrl(generation)} stored={stored} prompt={prompt} aspect={aspect} eager={firstScreen} onOpen={() => onOpen(generation.id)} onExpired={onExpired} />
       ) : url ? (
         <ResultVideo url={url} label={`Video: ${prompt.slice(0, 80)}`} expired={expired} onExpired={onExpired} stored={stored} poster={stillUrl(generation)} />
       ) : (
@@ -91,7 +96,7 @@ export function GenerationCard({
       </div>
     </article>
   );
-}
+});
 
 function NoVideo({ state, aspect }: { state: Generation["state"]; aspect: string }) {
   const inProgress = state === "PENDING" || state === "SUBMITTING";
