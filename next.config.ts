@@ -2,6 +2,9 @@ import type { NextConfig } from "next";
 
 const nextConfig: NextConfig = {
   poweredByHeader: false,
+  // `next dev` serves its scripts and hot reload only to pages opened on the host it
+  // started for (localhost): opened at http://127.0.0.1:3000, a page would never hydrate.
+  allowedDevOrigins: ["127.0.0.1"],
   // Lets parallel builds (tests, benchmarks) keep out of each other's way.
   distDir: process.env.NEXT_DIST_DIR || ".next",
   // The test build (scripts/test-build.ts) skips the type check its callers already ran.
