@@ -16,6 +16,7 @@ const button =
 export function CardActions({
   generation,
   own,
+  folded = false,
   onAnnounce,
   onDeleted,
   onDone,
@@ -23,6 +24,8 @@ export function CardActions({
   generation: Generation;
   /** The viewer's own generation: only then Retry and Delete (a showcase shows others' too). */
   own: boolean;
+  /** In a card: the ways to continue from a result sit behind one "Continue…" button. */
+  folded?: boolean;
   /** A one-off message for the gallery's live region ("Prompt copied"). */
   onAnnounce: (message: string) => void;
   /** Called at once (the card leaves) and again with `restore` if the server refused. */
@@ -79,7 +82,7 @@ export function CardActions({
       <button type="button" className={button} onClick={() => void copy()}>
         Copy prompt{about}
       </button>
-      {continuable ? <ContinueActions generation={generation} className={button} onAnnounce={onAnnounce} onDone={(ok) => onDone?.("remix", ok)} /> : null}
+      {continuable ? <ContinueActions generation={generation} className={button} folded={folded} onAnnounce={onAnnounce} onDone={(ok) => onDone?.("remix", ok)} /> : null}
       {retryable ? (
         <button type="button" className={button} onClick={retry} disabled={busy}>
           {busy ? "Retrying…" : "Retry"}

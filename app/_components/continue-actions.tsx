@@ -4,7 +4,7 @@
 // server takes it from the kit's stored copy (never the gateway's expiring
 // link) and checks it like an upload; the form switches to the model it goes
 // to, with the upload in its field.
-import { useTransition } from "react";
+import { useId, useState, useTransition } from "react";
 import { continueFromResultAction } from "@/app/actions";
 import type { Generation } from "@/lib/generations/generation";
 import { requestRemix } from "./remix";
@@ -20,18 +20,27 @@ const ACTIONS = [
 export const isContinuable = (generation: Generation, own: boolean) =>
   own && generation.state === "SUCCESS" && generation.storedMedia.some((m) => m.status === "done");
 
+/**
+ * The three ways to continue. `folded`: behind one "Continue…" button that
+ * shows them (a card has room for a row of buttons, not six); the viewer and
+ * the detail page show them outright.
+ */
 export function ContinueActions({
   generation,
   className,
+  folded = false,
   onAnnounce,
   onDone,
 }: {
   generation: Generation;
   className: string;
+  folded?: boolean;
   onAnnounce: (message: string) => void;
   onDone?: (ok: boolean) => void;
 }) {
   const [busy, startTransition] = useTransition();
+  const [open, setOpen] = useState(false);
+  const listId = useId();
   const about = <span className="sr-only"> “{generation.prompt.slice(0, 60)}”</span>;
   const run = (action: (typeof ACTIONS)[number]) =>
     startTransition(async () => {
@@ -42,12 +51,24 @@ export function ContinueActions({
         requestRemix({ model: answer.model, prompt: generation.prompt, input: {} });
       }
       onAnnounce(answer.message);
+      if (answer.status === "success") setOpen(false);
       onDone?.(answer.status === "success");
     });
-  return ACTIONS.map((action) => (
+  const actions = ACTIONS.map((action) => (
     <button key={action.take} type="button" className={className} onClick={() => run(action)} disabled={busy}>
       {busy ? action.busy : action.label}
       {about}
     </button>
   ));
+  if (!folded) return actions;
+  return (
+    <>
+      <button type="button" className={className} aria-expanded={open} aria-controls={listId} onClick={() => setOpen((o) => !o)}>
+        Continue…{about}
+      </button>
+      <span id={listId} role="group" aria-label="Continue from this video" hidden={!open} className="flex basis-full flex-wrap gap-1.5">
+        {actions}
+      </span>
+    </>
+  );
 }

@@ -89,7 +89,7 @@ export const GenerationCard = memo(function GenerationCard({
                   </a>
                 ) : null}
               </span>
-              <CardActions generation={generation} own={!generation.showcase} onAnnounce={onAnnounce} onDeleted={onDeleted} />
+              <CardActions generation={generation} own={!generation.showcase} folded onAnnounce={onAnnounce} onDeleted={onDeleted} />
             </>
           )}
         </div>

@@ -90,8 +90,13 @@ test("use last frame as first frame: a Ready video's last frame, from the kit's 
   await gallery.goto();
   await gallery.submit(first, { "Duration (s)": "2" });
   await expect(gallery.badge(first)).toHaveText("Ready");
-  // Offered once the video is kept here (the gateway's own link expires).
-  await gallery.card(first).getByRole("button", { name: /^Use last frame as first frame/ }).click({ timeout: 30_000 });
+  // Offered once the video is kept here (the gateway's own link expires), behind the card's one "Continue…" button.
+  const card = gallery.card(first);
+  await expect(card.getByRole("button", { name: /^Continue…/ })).toHaveAttribute("aria-expanded", "false", { timeout: 30_000 });
+  await expect(card.getByRole("button", { name: /^Use last frame as first frame/ })).toBeHidden();
+  await card.getByRole("button", { name: /^Continue…/ }).click();
+  await expect(card.getByRole("group", { name: "Continue from this video" }).getByRole("button")).toHaveText([/^Use last frame as first frame/, /^Use first frame/, /^Use as reference video/]);
+  await card.getByRole("button", { name: /^Use last frame as first frame/ }).click();
   await expect(page.getByLabel("Model")).toHaveValue(FRAMES);
   // The frame is the clip's own size: 16:9, as the task asked (854 × 480 for the simulator's real-size clips).
   const facts = gallery.mediaField("First frame").getByTestId("upload-facts");
@@ -116,7 +121,7 @@ test("use as reference video (from the viewer): a Ready video, from the kit's co
   await gallery.submit(first, { "Duration (s)": "2" });
   await expect(gallery.badge(first)).toHaveText("Ready");
   // Offered on the card once the video is kept here, and in the viewer: taken from there, the viewer closes onto the form.
-  await expect(gallery.card(first).getByRole("button", { name: /^Use as reference video/ })).toBeVisible({ timeout: 30_000 });
+  await expect(gallery.card(first).getByRole("button", { name: /^Continue…/ })).toBeVisible({ timeout: 30_000 });
   await gallery.card(first).getByRole("button", { name: /in the viewer/ }).click();
   const viewer = page.getByRole("dialog");
   await viewer.getByRole("button", { name: /^Use as reference video/ }).click();
@@ -138,8 +143,8 @@ test("from my gallery: a field's picker lists the viewer's Ready videos and take
   await gallery.goto();
   await gallery.submit(first, { "Duration (s)": "2" });
   await expect(gallery.badge(first)).toHaveText("Ready");
-  // Offered once the copy is kept (the card's continue buttons say so).
-  await expect(gallery.card(first).getByRole("button", { name: /^Use first frame/ })).toBeVisible({ timeout: 30_000 });
+  // Offered once the copy is kept (the card's Continue… button says so).
+  await expect(gallery.card(first).getByRole("button", { name: /^Continue…/ })).toBeVisible({ timeout: 30_000 });
 
   await gallery.chooseModel(FRAMES);
   await page.getByRole("button", { name: /^From my gallery\W+Last frame$/ }).click();
