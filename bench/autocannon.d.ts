@@ -8,6 +8,8 @@ declare module "autocannon" {
     duration?: number;
     amount?: number;
     timeout?: number;
+    /** ms between samples (default 1000); a run also ends only at a sample. */
+    sampleInt?: number;
     requests?: (RequestParams & { setupRequest?: (request: RequestParams) => RequestParams })[];
   };
 

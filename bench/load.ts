@@ -24,7 +24,10 @@ const options: Options = {
   url: job.url,
   connections: job.connections,
   // autocannon refuses an explicit undefined duration.
-  ...(job.amount ? { amount: job.amount } : { duration: job.duration ?? 10 }),
+  // A run of `amount` requests ends at autocannon's next sample, not at its last response: at the
+  // default 1 s, a 3.1 s run measured 4.02 s, and 2,000 callbacks could only come out at 2000/⌈s⌉
+  // req/s (398, 497). Sampled every 10 ms, the run ends within 10 ms of its last response.
+  ...(job.amount ? { amount: job.amount, sampleInt: 10 } : { duration: job.duration ?? 10 }),
   method: job.method ?? "GET",
   headers: job.headers ?? {},
   timeout: 10,
