@@ -2,12 +2,12 @@
 // gateway into local storage, against the same file merely downloaded by the
 // bench in the same run, and the app's memory while it copies: flat, not
 // growing with the file's size (a 20 MB copy is the baseline).
-import fs from "node:fs";
 import { pipeline } from "node:stream/promises";
 import http from "node:http";
 import { Writable } from "node:stream";
 import { uniqueMarker } from "../../tests/support/simulator-control";
 import type { BenchDb } from "../db";
+import { rssOf } from "../proc";
 import type { Section } from "../report";
 import type { Stack } from "../stack";
 
@@ -87,24 +87,3 @@ async function downloadOnly(url: string): Promise<number> {
   await pipeline(response, new Writable({ write: (_chunk, _encoding, done) => done() }));
   return performance.now() - started;
 }
-
-/** Resident memory of a process and its descendants, in bytes (Linux /proc). */
-function rssOf(pid: number): number {
-  let total = 0;
-  const visit = (p: number) => {
-    const status = readProc(`/proc/${p}/status`);
-    const kb = status?.match(/^VmRSS:\s+(\d+) kB/m)?.[1];
-    if (kb) total += Number(kb) * 1024;
-    for (const child of (readProc(`/proc/${p}/task/${p}/children`) ?? "").split(/\s+/).filter(Boolean)) visit(Number(child));
-  };
-  visit(pid);
-  return total;
-}
-
-const readProc = (file: string) => {
-  try {
-    return fs.readFileSync(file, "utf8");
-  } catch {
-    return null;
-  }
-};

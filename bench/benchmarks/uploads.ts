@@ -8,6 +8,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
+import { memoryOf } from "../proc";
 import type { Section } from "../report";
 import type { Stack } from "../stack";
 
@@ -152,24 +153,3 @@ function toolchainAlone(file: string, dir: string) {
 }
 
 const round = (value: number) => Number(value.toFixed(1));
-
-/** Resident memory of the app (next start and its Node children) and, apart, of the FFmpeg processes it runs, in bytes (Linux /proc). */
-function memoryOf(pid: number): { app: number; tools: number } {
-  const total = { app: 0, tools: 0 };
-  const visit = (p: number) => {
-    const kb = readProc(`/proc/${p}/status`)?.match(/^VmRSS:\s+(\d+) kB/m)?.[1];
-    const tool = /^ff(mpeg|probe)$/.test((readProc(`/proc/${p}/comm`) ?? "").trim());
-    if (kb) total[tool ? "tools" : "app"] += Number(kb) * 1024;
-    for (const child of (readProc(`/proc/${p}/task/${p}/children`) ?? "").split(/\s+/).filter(Boolean)) visit(Number(child));
-  };
-  visit(pid);
-  return total;
-}
-
-const readProc = (file: string) => {
-  try {
-    return fs.readFileSync(file, "utf8");
-  } catch {
-    return null;
-  }
-};
