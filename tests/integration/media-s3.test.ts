@@ -2,44 +2,26 @@
 // process, on loopback): copies stream into the bucket (in several parts when
 // large), the app redirects to a presigned URL, and a cut download leaves no
 // object behind.
-import fs from "node:fs";
 import type { IncomingMessage } from "node:http";
-import os from "node:os";
-import path from "node:path";
-import S3rver from "s3rver";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { startApp } from "../support/app";
 import { submitAndCopy } from "../support/media-copies";
+import { startS3Bucket } from "../support/s3-bucket";
 import type { Scenario } from "../support/simulator-control";
 import { generatedByte } from "@/simulator/media";
 
 const BUCKET = "framehook-media";
-const s3dir = fs.mkdtempSync(path.join(process.env.FRAMEHOOK_TEST_DIR ?? os.tmpdir(), "s3rver-"));
-const s3 = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory: s3dir, configureBuckets: [{ name: BUCKET, configs: [] }] });
-const { port } = await s3.run();
+const bucket = await startS3Bucket({ name: BUCKET });
 // Every request the bucket receives, to see the multipart upload happen.
 const s3Requests: string[] = [];
-s3.httpServer.on("request", (req: IncomingMessage) => s3Requests.push(`${req.method} ${req.url}`));
+bucket.server.httpServer.on("request", (req: IncomingMessage) => s3Requests.push(`${req.method} ${req.url}`));
 
-const app = await startApp({
-  env: {
-    MEDIA_STORAGE: "s3",
-    S3_BUCKET: BUCKET,
-    S3_ENDPOINT: `http://127.0.0.1:${port}`,
-    S3_REGION: "us-east-1",
-    S3_FORCE_PATH_STYLE: "true",
-    S3_ACCESS_KEY_ID: "S3RVER",
-    S3_SECRET_ACCESS_KEY: "S3RVER",
-    MEDIA_COPY_RETRY_MS: "50",
-    MEDIA_COPY_MAX_ATTEMPTS: "3",
-  },
-});
+const app = await startApp({ env: { ...bucket.env, MEDIA_COPY_RETRY_MS: "50", MEDIA_COPY_MAX_ATTEMPTS: "3" } });
 const { S3_PART_SIZE } = await import("@/lib/media/s3-storage");
 
 afterAll(async () => {
   await app.close();
-  await s3.close();
-  fs.rmSync(s3dir, { recursive: true, force: true });
+  await bucket.close();
 });
 beforeAll(() => app.simulator.reset(1000));
 
@@ -110,7 +92,7 @@ test("a large download cut mid-way leaves no object; the retry stores the whole 
 test("a download cut every time ends FAILED with no object in the bucket", async () => {
   const { row } = await copied("s3-always-cut", { sizeBytes: 2 * S3_PART_SIZE, truncateAfterBytes: S3_PART_SIZE + 1000 });
   expect(row).toMatchObject({ state: "FAILED", attempts: 3 });
-  const head = await fetch(`http://127.0.0.1:${port}/${BUCKET}/${row.storageKey}`, { method: "HEAD" });
+  const head = await fetch(`${bucket.url}/${row.storageKey}`, { method: "HEAD" });
   expect(head.status).toBe(404);
   expect((await app.fetch(`/api/media/${row.id}`, { redirect: "manual" })).status).toBe(404);
 });

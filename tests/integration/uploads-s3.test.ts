@@ -6,41 +6,26 @@
 // and deletes it, as it would anything a lax S3-compatible service let through.
 // The form's own path (a browser posting to the bucket) runs in Chromium.
 import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { chromium } from "@playwright/test";
-import S3rver from "s3rver";
 import { afterAll, describe, expect, test } from "vitest";
 import { startApp, waitFor } from "../support/app";
 import * as fixtures from "../support/media-fixtures";
+import { startS3Bucket } from "../support/s3-bucket";
 import { uniqueMarker } from "../support/simulator-control";
 import { uploadDirect, type Visitor } from "../support/uploads";
 
 const BUCKET = "framehook-uploads";
-const s3dir = fs.mkdtempSync(path.join(process.env.FRAMEHOOK_TEST_DIR ?? os.tmpdir(), "s3rver-uploads-"));
 // The browser posts across origins: the bucket allows it (docs/operations.md names the same CORS rule).
 const CORS = `<CORSConfiguration><CORSRule><AllowedOrigin>*</AllowedOrigin><AllowedMethod>POST</AllowedMethod><AllowedHeader>*</AllowedHeader></CORSRule></CORSConfiguration>`;
-const s3 = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory: s3dir, configureBuckets: [{ name: BUCKET, configs: [CORS] }] });
-const { port } = await s3.run();
-const bucketUrl = `http://127.0.0.1:${port}/${BUCKET}`;
+const bucket = await startS3Bucket({ name: BUCKET, configs: [CORS] });
+const bucketUrl = bucket.url;
 
-const app = await startApp({
-  env: {
-    MEDIA_STORAGE: "s3",
-    S3_BUCKET: BUCKET,
-    S3_ENDPOINT: `http://127.0.0.1:${port}`,
-    S3_REGION: "us-east-1",
-    S3_FORCE_PATH_STYLE: "true",
-    S3_ACCESS_KEY_ID: "S3RVER",
-    S3_SECRET_ACCESS_KEY: "S3RVER",
-  },
-});
+const app = await startApp({ env: bucket.env });
 const { prisma } = await import("@/lib/db");
 
 afterAll(async () => {
   await app.close();
-  await s3.close();
-  fs.rmSync(s3dir, { recursive: true, force: true });
+  await bucket.close();
 });
 
 const FRAMES = "alpha-2.5-first-last-frame-480p";
