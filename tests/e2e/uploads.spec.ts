@@ -4,10 +4,18 @@
 // limit, and are never stored.
 import AxeBuilder from "@axe-core/playwright";
 import * as fixtures from "../support/media-fixtures";
-import { expect, test } from "./fixtures";
+import { expect, test, type GalleryPage } from "./fixtures";
 
 const FRAMES = "alpha-2.5-first-last-frame-480p";
 const png = (name: string, width = 640, height = 480) => ({ name, mimeType: "image/png", buffer: fixtures.image({ width, height }) });
+
+/** A 2 s video made from the gallery and kept here: Ready, with its card's Continue… button offered once the copy is stored (the gateway's own link expires). */
+async function keptVideo(gallery: GalleryPage, prompt: string) {
+  await gallery.goto();
+  await gallery.submit(prompt, { "Duration (s)": "2" });
+  await expect(gallery.badge(prompt)).toHaveText("Ready");
+  await expect(gallery.card(prompt).getByRole("button", { name: /^Continue…/ })).toBeVisible({ timeout: 30_000 });
+}
 
 test("two images as first and last frame: uploaded (kept across a reload), fetched by the gateway, and the video arrives", async ({ gallery, simulator, page }) => {
   const prompt = simulator.prompt("The bud opens into a flower");
@@ -87,12 +95,10 @@ test("a wrong type, an oversize file and a too-long clip: each a message naming 
 
 test("use last frame as first frame: a Ready video's last frame, from the kit's copy, fills the form and submits", async ({ gallery, simulator, page }) => {
   const first = simulator.prompt("A paper lantern rising over a river");
-  await gallery.goto();
-  await gallery.submit(first, { "Duration (s)": "2" });
-  await expect(gallery.badge(first)).toHaveText("Ready");
-  // Offered once the video is kept here (the gateway's own link expires), behind the card's one "Continue…" button.
+  await keptVideo(gallery, first);
+  // Behind the card's one "Continue…" button.
   const card = gallery.card(first);
-  await expect(card.getByRole("button", { name: /^Continue…/ })).toHaveAttribute("aria-expanded", "false", { timeout: 30_000 });
+  await expect(card.getByRole("button", { name: /^Continue…/ })).toHaveAttribute("aria-expanded", "false");
   await expect(card.getByRole("button", { name: /^Use last frame as first frame/ })).toBeHidden();
   await card.getByRole("button", { name: /^Continue…/ }).click();
   await expect(card.getByRole("group", { name: "Continue from this video" }).getByRole("button")).toHaveText([/^Use last frame as first frame/, /^Use first frame/, /^Use as reference video/]);
@@ -117,11 +123,8 @@ test("use last frame as first frame: a Ready video's last frame, from the kit's 
 
 test("use as reference video (from the viewer): a Ready video, from the kit's copy, becomes a reference clip and is fetched by the gateway", async ({ gallery, simulator, page }) => {
   const first = simulator.prompt("A fox trotting through snow");
-  await gallery.goto();
-  await gallery.submit(first, { "Duration (s)": "2" });
-  await expect(gallery.badge(first)).toHaveText("Ready");
-  // Offered on the card once the video is kept here, and in the viewer: taken from there, the viewer closes onto the form.
-  await expect(gallery.card(first).getByRole("button", { name: /^Continue…/ })).toBeVisible({ timeout: 30_000 });
+  await keptVideo(gallery, first);
+  // Offered in the viewer too: taken from there, the viewer closes onto the form.
   await gallery.card(first).getByRole("button", { name: /in the viewer/ }).click();
   const viewer = page.getByRole("dialog");
   await viewer.getByRole("button", { name: /^Use as reference video/ }).click();
@@ -140,11 +143,7 @@ test("use as reference video (from the viewer): a Ready video, from the kit's co
 
 test("from my gallery: a field's picker lists the viewer's Ready videos and takes a frame or the clip from the kit's copy", async ({ gallery, simulator, page }) => {
   const first = simulator.prompt("Waves rolling onto a pebble beach");
-  await gallery.goto();
-  await gallery.submit(first, { "Duration (s)": "2" });
-  await expect(gallery.badge(first)).toHaveText("Ready");
-  // Offered once the copy is kept (the card's Continue… button says so).
-  await expect(gallery.card(first).getByRole("button", { name: /^Continue…/ })).toBeVisible({ timeout: 30_000 });
+  await keptVideo(gallery, first);
 
   await gallery.chooseModel(FRAMES);
   await page.getByRole("button", { name: /^From my gallery\W+Last frame$/ }).click();
