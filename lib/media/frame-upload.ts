@@ -11,6 +11,7 @@ import { pipeline } from "node:stream/promises";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { isRecord, safeJsonParse } from "@/lib/json";
 import { MODELS } from "@/lib/models/catalog";
 import { receiveUpload, type UploadView } from "./receive-upload";
 import { getMediaStorage } from "./storage";
@@ -109,10 +110,7 @@ export async function listResultSources({ ownerId, take = 24 }: { ownerId: strin
 }
 
 function durationOf(input: string): number | null {
-  try {
-    const duration = (JSON.parse(input) as { duration?: unknown }).duration;
-    return typeof duration === "number" ? duration : typeof duration === "string" && /^\d+(\.\d+)?$/.test(duration) ? Number(duration) : null;
-  } catch {
-    return null;
-  }
+  const parsed = safeJsonParse(input);
+  const duration = isRecord(parsed) ? parsed.duration : undefined;
+  return typeof duration === "number" ? duration : typeof duration === "string" && /^\d+(\.\d+)?$/.test(duration) ? Number(duration) : null;
 }
