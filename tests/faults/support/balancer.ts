@@ -29,6 +29,10 @@ export async function startBalancer(targets: string[]) {
     }
     res.writeHead(502).end();
   });
+  // Idle connections outlive the test client's (undici keeps them 4 s), as next-server.ts does for the
+  // instances: at Node's 5 s, a loaded machine races the client's next request on a closing socket
+  // ("other side closed", seen in CI on the submits after the 6 s rate-limit test).
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
