@@ -29,8 +29,12 @@ export type Stack = {
   simulator: SimulatorControl;
   /** Event-loop delay of the `next start` process (bench/event-loop-probe.mjs, loaded into that process only). */
   eventLoop: EventLoopProbe;
+  /** Another `next start` on the same database and simulator, e.g. with a setting changed, for a comparison in the same run. */
+  startApp: (options: { port: number; env?: Record<string, string>; log: string }) => Promise<BenchApp>;
   stop: () => Promise<void>;
 };
+
+export type BenchApp = { url: string; pid: number; eventLoop: EventLoopProbe; stop: () => Promise<void> };
 
 /** `next build` rewrites tsconfig.json to include the build directory's types: put the file back as it was. */
 /** Builds with the Prisma client generated at that moment, which must be the engine's (bench/run.ts sees to it). */
@@ -66,7 +70,6 @@ export async function startStack({ workDir, engine, appPort, simulatorPort }: { 
   await Promise.all([assertPortFree(appPort), assertPortFree(simulatorPort)]);
   const appUrl = `http://127.0.0.1:${appPort}`;
   const simulatorUrl = `http://127.0.0.1:${simulatorPort}`;
-  const probePort = await freePort();
   const webhookSecret = "bench-webhook-secret-0123456789abcdef";
   const pollStaleMs = 4000;
 
@@ -89,56 +92,84 @@ export async function startStack({ workDir, engine, appPort, simulatorPort }: { 
     },
     log: path.join(workDir, "simulator.log"),
   });
-  const app = startProcess(path.join(BIN, "next"), ["start", "-p", String(appPort), "-H", "127.0.0.1"], {
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      NEXT_DIST_DIR: distDirOf(engine),
-      NEXT_TELEMETRY_DISABLED: "1",
-      // The bench's event-loop probe, in this process only: no route or module of the app knows of it.
-      NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import=${EVENT_LOOP_PROBE}`].filter(Boolean).join(" "),
-      BENCH_EVENT_LOOP_PORT: String(probePort),
-      DATABASE_URL: databaseUrl,
-      GATEWAY_BASE_URL: simulatorUrl,
-      PUBLIC_BASE_URL: appUrl,
-      WEBHOOK_SECRET: webhookSecret,
-      // Production refuses to start without a cron secret of 32+ characters.
-      CRON_SECRET: "bench-cron-secret-0123456789abcdef0123",
-      POLL_STALE_MS: String(pollStaleMs),
-      // The polling benchmark submits 20 tasks at once from one address.
-      SUBMIT_RATE_LIMIT: "0",
-      // Benchmark 7 keeps 50 tabs of the bench owner open, all from 127.0.0.1:
-      // past the stream caps for one owner (10) and one address (30).
-      EVENTS_MAX_STREAMS_PER_OWNER: "100",
-      EVENTS_MAX_STREAMS_PER_ADDRESS: "100",
-      // Empty means unset (lib/env.ts): no access gate in front of the routes.
-      APP_PASSWORD: "",
-      // Copied results go to the run's temp dir (benchmark 6), never to the project's data/.
-      MEDIA_LOCAL_DIR: path.join(workDir, "media"),
-    },
-    log: path.join(workDir, "app.log"),
-  });
-  const stop = async () => {
-    await Promise.all([stopProcess(app), stopProcess(simulator)]);
+  /** One `next start` of the build on this stack's database and simulator; `env` adds to (or overrides) the bench's settings. */
+  const startApp = async ({ port, env = {}, log }: { port: number; env?: Record<string, string>; log: string }): Promise<BenchApp> => {
+    const url = `http://127.0.0.1:${port}`;
+    const probePort = await freePort();
+    const app = startProcess(path.join(BIN, "next"), ["start", "-p", String(port), "-H", "127.0.0.1"], {
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        NEXT_DIST_DIR: distDirOf(engine),
+        NEXT_TELEMETRY_DISABLED: "1",
+        // The bench's event-loop probe, in this process only: no route or module of the app knows of it.
+        NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import=${EVENT_LOOP_PROBE}`].filter(Boolean).join(" "),
+        BENCH_EVENT_LOOP_PORT: String(probePort),
+        DATABASE_URL: databaseUrl,
+        GATEWAY_BASE_URL: simulatorUrl,
+        PUBLIC_BASE_URL: url,
+        WEBHOOK_SECRET: webhookSecret,
+        // Production refuses to start without a cron secret of 32+ characters.
+        CRON_SECRET: "bench-cron-secret-0123456789abcdef0123",
+        POLL_STALE_MS: String(pollStaleMs),
+        // The polling benchmark submits 20 tasks at once from one address.
+        SUBMIT_RATE_LIMIT: "0",
+        // Benchmark 7 keeps 50 tabs of the bench owner open, all from 127.0.0.1:
+        // past the stream caps for one owner (10) and one address (30).
+        EVENTS_MAX_STREAMS_PER_OWNER: "100",
+        EVENTS_MAX_STREAMS_PER_ADDRESS: "100",
+        // Empty means unset (lib/env.ts): no access gate in front of the routes.
+        APP_PASSWORD: "",
+        // Copied results go to the run's temp dir (benchmark 6), never to the project's data/.
+        MEDIA_LOCAL_DIR: path.join(workDir, "media"),
+        ...env,
+      },
+      log: path.join(workDir, log),
+    });
+    const stopApp = () => stopProcess(app);
+    try {
+      await waitUntilUp(`${url}/api/health`, 60_000);
+      const eventLoop = new EventLoopProbe(`http://127.0.0.1:${probePort}`);
+      // The probe must sit in the process that serves the routes (next start serves them in its own process).
+      const { pid } = await eventLoop.read();
+      if (pid !== app.pid) throw new Error(`the event-loop probe answered from pid ${pid}, not next start's ${app.pid}`);
+      return { url, pid: app.pid!, eventLoop, stop: stopApp };
+    } catch (error) {
+      await stopApp();
+      throw error;
+    }
+  };
+
+  const stopSimulatorAndDatabase = async () => {
+    await stopProcess(simulator);
     await postgres?.stop();
   };
+  let app: BenchApp;
   try {
     await waitUntilUp(`${simulatorUrl}/__control/scenarios`, 30_000);
-    await waitUntilUp(`${appUrl}/api/health`, 60_000);
+    app = await startApp({ port: appPort, log: "app.log" });
   } catch (error) {
-    await stop();
+    await stopSimulatorAndDatabase();
     throw error;
   }
-  const eventLoop = new EventLoopProbe(`http://127.0.0.1:${probePort}`);
-  try {
-    // The probe must sit in the process that serves the routes (next start serves them in its own process).
-    const { pid } = await eventLoop.read();
-    if (pid !== app.pid) throw new Error(`the event-loop probe answered from pid ${pid}, not next start's ${app.pid}`);
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  return { appUrl, simulatorUrl, engine, databaseUrl, webhookSecret, pollStaleMs, workDir, appPid: app.pid!, simulator: new SimulatorControl(simulatorUrl), eventLoop, stop };
+  const stop = async () => {
+    await app.stop();
+    await stopSimulatorAndDatabase();
+  };
+  return {
+    appUrl,
+    simulatorUrl,
+    engine,
+    databaseUrl,
+    webhookSecret,
+    pollStaleMs,
+    workDir,
+    appPid: app.pid,
+    simulator: new SimulatorControl(simulatorUrl),
+    eventLoop: app.eventLoop,
+    startApp,
+    stop,
+  };
 }
 
 /**
