@@ -6,6 +6,7 @@ import { seedPending, successBody, tallyOutcomes, waitForCopiesSettled, type Ben
 import type { Section } from "../report";
 import type { EventLoopDelay } from "../event-loop";
 import type { Stack } from "../stack";
+import { median } from "../stats";
 import { probeWritePath, type WritePathProbe } from "../write-path-probe";
 import { freePort } from "../../scripts/free-port";
 
@@ -163,12 +164,6 @@ type Round = {
   offTasks: SeededTask[];
   receivedOff: LoadFigures;
   delayOff: EventLoopDelay;
-};
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((x, y) => x - y);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
 
 /** Rates and percentiles: the rounds' medians; counts: their sums; max: the largest. */

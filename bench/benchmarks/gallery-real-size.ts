@@ -12,6 +12,7 @@ import { benchViewerCookie, plantCopiesOf, waitForCopiesSettled, type BenchDb } 
 import { startOriginProxy, type OriginProxy } from "../origin-proxy";
 import type { Figure, Section, Target } from "../report";
 import type { Stack } from "../stack";
+import { median } from "../stats";
 import { imageGridHtml, netLogPath, visitTiles, VIEWPORT, type Visit, type VisitResult } from "../tile-load";
 
 const SCENARIOS = [60, 200];
@@ -146,13 +147,6 @@ async function waitForStills(db: BenchDb, ids: string[]): Promise<void> {
 
 /** The ratio of a pair (value, baseline) is finite and at most `factor`. */
 const within = ([value, baseline]: readonly [number, number], factor: number) => Number.isFinite(value / baseline) && value / baseline <= factor;
-
-function median(values: number[]): number {
-  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
-  if (sorted.length === 0) return NaN;
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 function report(measured: Measured[], hovered: { tiles: number; result: VisitResult }[]): Section {
   const of = (tiles: number, kind: Kind, network?: string) => measured.filter((m) => m.tiles === tiles && m.kind === kind && (!network || m.network === network)).map((m) => m.result);
