@@ -68,7 +68,6 @@ function restoreTsconfig(before: string, distDir: string) {
 
 export async function startStack({ workDir, engine, appPort, simulatorPort }: { workDir: string; engine: BenchEngine; appPort: number; simulatorPort: number }): Promise<Stack> {
   await Promise.all([assertPortFree(appPort), assertPortFree(simulatorPort)]);
-  const appUrl = `http://127.0.0.1:${appPort}`;
   const simulatorUrl = `http://127.0.0.1:${simulatorPort}`;
   const webhookSecret = "bench-webhook-secret-0123456789abcdef";
   const pollStaleMs = 4000;
@@ -144,20 +143,20 @@ export async function startStack({ workDir, engine, appPort, simulatorPort }: { 
     await stopProcess(simulator);
     await postgres?.stop();
   };
-  let app: BenchApp;
-  try {
-    await waitUntilUp(`${simulatorUrl}/__control/scenarios`, 30_000);
-    app = await startApp({ port: appPort, log: "app.log" });
-  } catch (error) {
+  // The simulator and the app start side by side: the app needs the gateway only once it is asked to submit.
+  const [simulatorUp, appUp] = await Promise.allSettled([waitUntilUp(`${simulatorUrl}/__control/scenarios`, 30_000), startApp({ port: appPort, log: "app.log" })]);
+  if (simulatorUp.status === "rejected" || appUp.status === "rejected") {
+    if (appUp.status === "fulfilled") await appUp.value.stop();
     await stopSimulatorAndDatabase();
-    throw error;
+    throw simulatorUp.status === "rejected" ? simulatorUp.reason : (appUp as PromiseRejectedResult).reason;
   }
+  const app = appUp.value;
   const stop = async () => {
     await app.stop();
     await stopSimulatorAndDatabase();
   };
   return {
-    appUrl,
+    appUrl: app.url,
     simulatorUrl,
     engine,
     databaseUrl,
