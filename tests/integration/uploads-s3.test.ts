@@ -18,7 +18,6 @@ const BUCKET = "framehook-uploads";
 // The browser posts across origins: the bucket allows it (docs/operations.md names the same CORS rule).
 const CORS = `<CORSConfiguration><CORSRule><AllowedOrigin>*</AllowedOrigin><AllowedMethod>POST</AllowedMethod><AllowedHeader>*</AllowedHeader></CORSRule></CORSConfiguration>`;
 const bucket = await startS3Bucket({ name: BUCKET, configs: [CORS] });
-const bucketUrl = bucket.url;
 
 const app = await startApp({ env: bucket.env });
 const { prisma } = await import("@/lib/db");
@@ -33,7 +32,7 @@ const TEN_MB = 10 * 1024 * 1024;
 
 /** Keys in the bucket under uploads/. */
 async function uploadKeys(): Promise<string[]> {
-  const xml = await (await fetch(`${bucketUrl}?list-type=2&prefix=uploads/`)).text();
+  const xml = await (await fetch(`${bucket.url}?list-type=2&prefix=uploads/`)).text();
   return Array.from(xml.matchAll(/<Key>([^<]+)<\/Key>/g), (m) => m[1]!);
 }
 const rowsOf = async (visitor: Visitor) => prisma.upload.count({ where: { ownerId: await visitor.ownerId() } });
@@ -75,7 +74,7 @@ describe("finalize", () => {
     const keys = await uploadKeys();
     expect(keys).toContain(`uploads/${start.id}`);
     expect(keys).not.toContain(`uploads/incoming/${start.id}`);
-    const stored = Buffer.from(await (await fetch(`${bucketUrl}/uploads/${start.id}`)).arrayBuffer());
+    const stored = Buffer.from(await (await fetch(`${bucket.url}/uploads/${start.id}`)).arrayBuffer());
     expect(stored.length).toBe(row.size);
     expect(stored.includes("FRAMEHOOK-GPS")).toBe(false);
 
@@ -155,7 +154,7 @@ describe("the form", () => {
       expect(id).toMatch(/^upl_[a-z0-9]{24}$/);
 
       // Asked how to send it, posted to the bucket, finalized: never through POST /api/uploads.
-      expect(posts).toEqual([`${app.baseUrl}/api/uploads/presign`, `${bucketUrl}`, `${app.baseUrl}/api/uploads/finalize`]);
+      expect(posts).toEqual([`${app.baseUrl}/api/uploads/presign`, `${bucket.url}`, `${app.baseUrl}/api/uploads/finalize`]);
       expect(await prisma.upload.findUniqueOrThrow({ where: { id } })).toMatchObject({ width: 800, height: 600, storageKey: `uploads/${id}` });
       const keys = await uploadKeys();
       expect(keys).toContain(`uploads/${id}`);
