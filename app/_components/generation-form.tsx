@@ -21,7 +21,8 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
   const [duration, setDuration] = useState<number | undefined>(undefined);
   // One key per submission attempt: a double click before the answer arrives
   // reuses it, so the server creates one generation.
-  const submission = useRef<{ key: string; answered: SubmitState } | null>(null);
+  // `prompt`: what was sent, so that the answer clears the form only if the user has not typed a new one meanwhile.
+  const submission = useRef<{ key: string; answered: SubmitState; prompt?: string } | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const model = models.find((m) => m.id === modelId) ?? models[0]!;
   const remix = useRemix({ models, modelId, setModelId, setDuration, formRef });
@@ -30,7 +31,9 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
     // The answer replaces the placeholder card with the generation the server created.
     if (state === initialState || !submission.current) return;
     settleSubmission(submission.current.key, state.generation);
-    if (state.status === "success") formRef.current?.reset();
+    const form = formRef.current;
+    const typedSince = form && new FormData(form).get("input.prompt") !== submission.current.prompt;
+    if (state.status === "success" && !typedSince) form?.reset();
     void mutate(SPEND_KEY); // the header's spend includes what was just submitted
   }, [state]);
 
@@ -48,6 +51,7 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
         const data = new FormData(event.currentTarget);
         data.set("idempotencyKey", submission.current.key);
         const prompt = data.get("input.prompt");
+        submission.current.prompt = typeof prompt === "string" ? prompt : undefined;
         if (typeof prompt === "string" && prompt.trim()) addSubmission(submission.current.key, { model: modelId, prompt: prompt.trim() });
         startTransition(() => formAction(data));
       }}

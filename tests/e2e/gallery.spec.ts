@@ -212,3 +212,17 @@ test("the server's page is shown as current while the browser revalidates it: no
   await expect(list).toHaveAttribute("aria-busy", "false");
   await expect(list).not.toHaveClass(/opacity-60/);
 });
+
+test("a prompt typed while the last submission is being answered is kept when the answer arrives", async ({ gallery, simulator, page }) => {
+  await simulator.scenario({ latencyMs: 2000 });
+  const first = simulator.prompt("A heron standing in the reeds");
+  await gallery.goto();
+  await gallery.submit(first);
+  await expect(page.getByRole("button", { name: "Submitting…" })).toBeVisible();
+  const next = simulator.prompt("A heron taking flight");
+  await page.getByLabel("Prompt", { exact: true }).fill(next);
+  // Answered: the button is back, and the first generation has its card.
+  await expect(page.getByRole("button", { name: "Generate video" })).toBeEnabled({ timeout: 15_000 });
+  await expect(gallery.card(first)).toBeVisible();
+  await expect(page.getByLabel("Prompt", { exact: true })).toHaveValue(next);
+});
