@@ -48,13 +48,16 @@ async function succeeded(label: string, media?: Parameters<typeof app.simulator.
   return { marker, id };
 }
 
-/** Runs due jobs until the copy settles as done or failed (retries are due after MEDIA_COPY_RETRY_MS·4ⁿ). */
-async function settledCopy(id: string, timeoutMs = 30_000) {
+/**
+ * Runs due jobs (through `run`: this generation's, unless told otherwise) until the copy settles as done
+ * or failed (retries are due after MEDIA_COPY_RETRY_MS·4ⁿ).
+ */
+async function settledCopy(id: string, run: () => Promise<unknown> = () => runDueMediaJobs({ generationIds: [id] })) {
   return waitFor(async () => {
-    await runDueMediaJobs({ generationIds: [id] });
+    await run();
     const rows = await prisma.mediaCopy.findMany({ where: { generationId: id } });
     return rows.length > 0 && rows.every((r) => r.state === "DONE" || r.state === "FAILED") && rows;
-  }, timeoutMs);
+  }, 30_000);
 }
 
 const storedFiles = (id: string) => {
@@ -241,12 +244,7 @@ test("a crash between the SUCCESS transition and the copy job loses nothing: the
   expect(await prisma.mediaCopy.count({ where: { generationId: id } })).toBe(0);
   // The cron, run as its schedule would run it, until this generation's copy is settled: it schedules at most 100
   // generations a run, and the database is shared with the other test files, whose SUCCESS rows it may take first.
-  const copies = await waitFor(async () => {
-    await reconcile();
-    const rows = await prisma.mediaCopy.findMany({ where: { generationId: id } });
-    return rows.length > 0 && rows.every((row) => row.state === "DONE" || row.state === "FAILED") && rows;
-  }, 30_000);
-  expect(copies).toEqual([expect.objectContaining({ state: "DONE", attempts: 1 })]);
+  expect(await settledCopy(id, reconcile)).toEqual([expect.objectContaining({ state: "DONE", attempts: 1 })]);
 });
 
 test("retention: a copy older than MEDIA_RETENTION_DAYS becomes a deletion job, and the file goes", async () => {
