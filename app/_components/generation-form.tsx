@@ -32,8 +32,7 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
     if (state === initialState || !submission.current) return;
     settleSubmission(submission.current.key, state.generation);
     const form = formRef.current;
-    const typedSince = form && new FormData(form).get("input.prompt") !== submission.current.prompt;
-    if (state.status === "success" && !typedSince) form?.reset();
+    if (state.status === "success" && form && new FormData(form).get("input.prompt") === submission.current.prompt) form.reset();
     void mutate(SPEND_KEY); // the header's spend includes what was just submitted
   }, [state]);
 
