@@ -46,21 +46,21 @@ type Reader = Pick<typeof prisma, "generation">;
 /** The client inside `prisma.$transaction(async (tx) => …)`. */
 type Transaction = Parameters<Extract<Parameters<typeof prisma.$transaction>[0], (tx: never) => unknown>>[0];
 
-/** Credits the scope has in flight (estimates) plus what succeeded since `since` (charged, or the estimate if unreported). */
+/**
+ * Credits the scope has in flight (estimates) plus what succeeded since `since` (charged, or the estimate if unreported).
+ * One statement, so one snapshot: a task that finishes while this reads counts once, in flight or charged, never as both.
+ * Grouped by charge, so that an unreported one (null) adds its estimate; there are as many groups as distinct charges.
+ */
 async function usedCredits(db: Reader, scope: Prisma.GenerationWhereInput, since: Date): Promise<number> {
-  const inFlight = await db.generation.aggregate({
-    _sum: { costEstimate: true },
-    where: { ...scope, state: { in: ["SUBMITTING", "PENDING"] } },
+  const groups = await db.generation.groupBy({
+    by: ["state", "creditsConsumed"],
+    where: { AND: [scope, { OR: [{ state: { in: ["SUBMITTING", "PENDING"] } }, { state: "SUCCESS", completedAt: { gte: since } }] }] },
+    _sum: { costEstimate: true, creditsConsumed: true },
   });
-  const charged = await db.generation.aggregate({
-    _sum: { creditsConsumed: true },
-    where: { ...scope, state: "SUCCESS", completedAt: { gte: since } },
-  });
-  const unreported = await db.generation.aggregate({
-    _sum: { costEstimate: true },
-    where: { ...scope, state: "SUCCESS", completedAt: { gte: since }, creditsConsumed: null },
-  });
-  const total = (inFlight._sum.costEstimate ?? 0) + (charged._sum.creditsConsumed ?? 0) + (unreported._sum.costEstimate ?? 0);
+  const total = groups.reduce(
+    (sum, group) => sum + ((group.state === "SUCCESS" && group.creditsConsumed !== null ? group._sum.creditsConsumed : group._sum.costEstimate) ?? 0),
+    0,
+  );
   return Math.round(total * 10_000) / 10_000;
 }
 

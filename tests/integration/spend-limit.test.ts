@@ -114,6 +114,29 @@ describe("spending cap", () => {
     expect(await spendOf(visitor)).toMatchObject({ used: ESTIMATE });
   });
 
+  test("the spend shown while tasks finish counts each once: the figure holds steady through their completions", async () => {
+    // A success is charged exactly its estimate here, so the true figure never moves while these finish.
+    const marker = uniqueMarker("cap-steady");
+    const visitor = app.visitor();
+    await app.simulator.scenario({ match: marker, pendingMs: 600_000 });
+    const prompts = Array.from({ length: 7 }, (_, i) => `ember ${i} ${marker}`);
+    const ids = await Promise.all(prompts.map(async (prompt) => ((await (await submit(visitor, prompt)).json()) as { id: string }).id));
+    const reads: number[] = [];
+    let done = false;
+    const readers = Array.from({ length: 3 }, async () => {
+      while (!done) reads.push((await spendOf(visitor))!.used);
+    });
+    // One at a time, each finishing between reads: a few reads land while its outcome is written.
+    for (const [i, prompt] of prompts.entries()) {
+      const before = reads.length;
+      await app.simulator.settle(prompt);
+      await waitFor(async () => reads.length >= before + 3 && (await prisma.generation.findUniqueOrThrow({ where: { id: ids[i] } })).state === "SUCCESS");
+    }
+    done = true;
+    await Promise.all(readers);
+    expect(new Set(reads)).toEqual(new Set([Math.round(7 * ESTIMATE * 10_000) / 10_000]));
+  });
+
   test("a refusal says nothing was sent to the gateway, and nothing was", async () => {
     // The JSON API and the action share submitGeneration; the message is what the form shows.
     const visitor = app.visitor();
