@@ -12,7 +12,11 @@ export default defineConfig({
   test: {
     include: ["tests/unit/**/*.test.ts", "tests/integration/**/*.test.ts", "tests/simulator/**/*.test.ts", "tests/faults/**/*.test.ts"],
     globalSetup: ["tests/support/global-setup.ts"],
+    setupFiles: ["tests/support/file-database.ts"],
     pool: "forks",
+    // Two files at a time, each with a database, a simulator and an app of its own
+    // (tests/support/file-database.ts); Vitest's default on 2 cores is one.
+    maxWorkers: 2,
     // Fault tests race real processes on a shared 2-core machine: on CI a
     // failure is tried once more (and reported as flaky) before it fails the run.
     retry: process.env.CI ? 1 : 0,

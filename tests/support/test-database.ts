@@ -3,6 +3,7 @@
 // itself (system binaries, fsync off) and stops at the end. Both are migrated
 // with the committed migrations, the way `npm run db:migrate` does it.
 import { execFileSync } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import { migrateDatabase } from "../../lib/database/migrations/migrate";
 import { freePort } from "../../scripts/free-port";
@@ -22,10 +23,11 @@ const TEMPLATE = "framehook_template";
  */
 export async function startTestDatabase(dir: string): Promise<{ url: string; env: Record<string, string>; stop(): Promise<void> }> {
   if (testEngine() === "sqlite") {
-    const url = `file:${path.join(dir, "test.db")}`;
+    const template = path.join(dir, "template.db");
+    const url = `file:${template}`;
     ensurePrismaClientFor(url);
     await migrateDatabase({ databaseUrl: url, quiet: true });
-    return { url, env: {}, stop: async () => {} };
+    return { url, env: { FRAMEHOOK_TEST_SQLITE_TEMPLATE: template }, stop: async () => {} };
   }
   const server: LocalPostgres = await startLocalPostgres({ dataDir: path.join(dir, "postgres"), port: await freePort(), throwaway: true });
   try {
@@ -41,11 +43,30 @@ export async function startTestDatabase(dir: string): Promise<{ url: string; env
   }
 }
 
+let created = 0;
+/** A name no other database of this run has: two may be made in one millisecond of one process. */
+const uniqueName = (label: string) => `${label.replace(/\W/g, "_")}_${process.pid}_${Date.now().toString(36)}_${++created}`;
+
+/**
+ * A fresh migrated database of its own, synchronously, for module top levels:
+ * a copy of the template global setup migrated (a file copy on SQLite,
+ * CREATE DATABASE … TEMPLATE on PostgreSQL), in milliseconds.
+ */
+export function freshTestDatabase(label: string, env: Record<string, string | undefined> = process.env): string {
+  if (testEngine() === "postgres") return createTestDatabase(label, env);
+  const template = env.FRAMEHOOK_TEST_SQLITE_TEMPLATE;
+  if (!template) throw new Error("freshTestDatabase needs the template database of tests/support/global-setup.ts");
+  const file = path.join(path.dirname(template), `${uniqueName(label)}.db`);
+  // No connection is open on the template: its WAL, if any is left, is copied with it.
+  for (const suffix of ["", "-wal"]) if (fs.existsSync(template + suffix)) fs.copyFileSync(template + suffix, file + suffix);
+  return `file:${file}`;
+}
+
 /** A fresh migrated database of its own (PostgreSQL: a copy of the template), synchronously, for module top levels. */
 export function createTestDatabase(label: string, env: Record<string, string | undefined> = process.env): string {
   const port = env.FRAMEHOOK_TEST_POSTGRES_PORT;
   if (!port) throw new Error("createTestDatabase needs the PostgreSQL server of tests/support/global-setup.ts (TEST_DATABASE=postgres)");
-  const name = `test_${label.replace(/\W/g, "_")}_${process.pid}_${Date.now().toString(36)}`;
+  const name = `test_${uniqueName(label)}`;
   execFileSync(path.join(findPostgresBin()!, "createdb"), ["-h", "127.0.0.1", "-p", port, "-U", "postgres", "-T", TEMPLATE, name]);
   return `postgresql://postgres@127.0.0.1:${port}/${name}`;
 }

@@ -1,32 +1,18 @@
-// A database of the fault suite's own: each file gets a fresh migrated
-// database (a SQLite file, or with TEST_DATABASE=postgres a copy of the
-// migrated template on the harness's server) and points DATABASE_URL at it
-// before any of the app's modules load, so that killing instances, locking
-// the database or running the cron here never touches the rows other suites
-// assert on.
-import { spawnSync } from "node:child_process";
+// A database of the fault suite's own: a fresh migrated database (a copy of
+// the template, tests/support/test-database.ts) that DATABASE_URL points at
+// before any of the app's modules load. Every test file already has one
+// (tests/support/file-database.ts); a file calls this for another, e.g. one per
+// test, so that killing instances or locking the database in one test never
+// touches the rows the next asserts on.
 import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import pg from "pg";
 import { databaseEngine } from "@/lib/database/engine";
-import { createTestDatabase, testEngine } from "../../support/test-database";
+import { freshTestDatabase, testEngine } from "../../support/test-database";
 
 export function useFreshDatabase(label: string): { url: string } {
-  const url = testEngine() === "postgres" ? createTestDatabase(label) : freshSqliteFile(label);
+  const url = freshTestDatabase(label);
   process.env.DATABASE_URL = url;
   return { url };
-}
-
-function freshSqliteFile(label: string): string {
-  const dir = fs.mkdtempSync(path.join(process.env.FRAMEHOOK_TEST_DIR ?? os.tmpdir(), `faults-${label}-`));
-  const url = `file:${path.join(dir, "faults.db")}`;
-  const migrate = spawnSync("node_modules/.bin/prisma", ["migrate", "deploy"], {
-    env: { ...process.env, DATABASE_URL: url },
-    encoding: "utf8",
-  });
-  if (migrate.status !== 0) throw new Error(`prisma migrate deploy failed:\n${migrate.stdout}\n${migrate.stderr}`);
-  return url;
 }
 
 export type DatabaseLock = { release(): Promise<void> };
