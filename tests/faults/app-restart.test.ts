@@ -5,11 +5,11 @@ import { afterAll, afterEach, expect, test } from "vitest";
 import { startSimulator } from "../support/global-setup";
 import { SimulatorControl, uniqueMarker } from "../support/simulator-control";
 import { waitFor } from "../support/app";
-import { useFreshDatabase } from "./support/database";
+import { fileDatabase } from "./support/database";
 import { freePort, startAppProcess, type AppProcess } from "./support/app-process";
 import { expectNothingLost } from "./support/invariants";
 
-const db = useFreshDatabase("restart");
+const db = fileDatabase();
 const simulator = await startSimulator({
   SIMULATOR_PENDING_MS: "800",
   SIMULATOR_PENDING_JITTER_MS: "0",

@@ -5,11 +5,11 @@ import { afterAll, expect, test } from "vitest";
 import { startApp, waitFor } from "../support/app";
 import { submitPrompt } from "../support/generations";
 import { uniqueMarker } from "../support/simulator-control";
-import { lockDatabaseWrites, useFreshDatabase } from "./support/database";
+import { fileDatabase, lockDatabaseWrites } from "./support/database";
 import { startFaultProxy } from "./support/fault-proxy";
 import { expectNothingLost } from "./support/invariants";
 
-const db = useFreshDatabase("callbacks");
+const db = fileDatabase();
 /** Per generation: how many deliveries to fail with 503. */
 const failFirst = new Map<string, number>();
 /** Generations whose first delivery is held until the gateway's retry has been answered. */

@@ -5,11 +5,9 @@ import { afterAll, expect, test } from "vitest";
 import { startApp, waitFor } from "../support/app";
 import { submitPrompt } from "../support/generations";
 import { uniqueMarker } from "../support/simulator-control";
-import { useFreshDatabase } from "./support/database";
 import { startFaultProxy } from "./support/fault-proxy";
 import { expectNothingLost } from "./support/invariants";
 
-useFreshDatabase("slow");
 /** While set, the gateway's status answers are held until it settles. */
 let heldPolls: Promise<void> | undefined;
 let slowSubmits = 0;

@@ -7,9 +7,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { startApp } from "../support/app";
 import { submitPrompt } from "../support/generations";
 import { uniqueMarker } from "../support/simulator-control";
-import { useFreshDatabase } from "./support/database";
 
-useFreshDatabase("hostile-callbacks");
 const app = await startApp();
 const { prisma } = await import("@/lib/db");
 const { env } = await import("@/lib/env");

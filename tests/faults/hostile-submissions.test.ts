@@ -10,11 +10,11 @@ import { startApp } from "../support/app";
 import { TEST_SECRETS } from "../support/global-setup";
 import { readGeneration, submitPrompt } from "../support/generations";
 import { uniqueMarker } from "../support/simulator-control";
-import { storedText, useFreshDatabase } from "./support/database";
+import { fileDatabase, storedText } from "./support/database";
 
 const random = () => Math.random().toString(36).slice(2);
 const SECRETS = { apiKey: `fh-faults-key-${random()}`, webhookSecret: `fh-faults-webhook-${random()}${random()}` };
-const db = useFreshDatabase("hostile-submissions");
+const db = fileDatabase();
 const app = await startApp({
   env: { GATEWAY_API_KEY: SECRETS.apiKey, WEBHOOK_SECRET: SECRETS.webhookSecret },
   simulatorEnv: { SIMULATOR_API_KEY: SECRETS.apiKey, SIMULATOR_START_CREDITS: "100000" },

@@ -11,9 +11,9 @@ import { waitFor } from "../support/app";
 import { startSimulator } from "../support/global-setup";
 import { SimulatorControl, uniqueMarker } from "../support/simulator-control";
 import { freePort, startAppProcess, type AppProcess } from "./support/app-process";
-import { useFreshDatabase } from "./support/database";
+import { fileDatabase } from "./support/database";
 
-const db = useFreshDatabase("media");
+const db = fileDatabase();
 const mediaDir = fs.mkdtempSync(path.join(process.env.FRAMEHOOK_TEST_DIR ?? os.tmpdir(), "faults-media-dir-"));
 const simulator = await startSimulator({ SIMULATOR_PENDING_MS: "200", SIMULATOR_PENDING_JITTER_MS: "0", SIMULATOR_LOG: "quiet" });
 const control = new SimulatorControl(simulator.url);

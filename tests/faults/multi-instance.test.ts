@@ -9,7 +9,7 @@ import { SimulatorControl, uniqueMarker } from "../support/simulator-control";
 import { waitFor } from "../support/app";
 import { testEngine } from "../support/test-database";
 import { startBalancer } from "./support/balancer";
-import { useFreshDatabase } from "./support/database";
+import { fileDatabase } from "./support/database";
 import { freePort, startAppProcess, type AppProcess } from "./support/app-process";
 import { expectNothingLost } from "./support/invariants";
 import { deliveryOutcomes } from "../support/app-records";
@@ -30,7 +30,7 @@ describe.skipIf(testEngine() !== "postgres")("two instances, one PostgreSQL", ()
   const visit = (path: string, init: RequestInit = {}) => fetch(`${balancer.url}${path}`, { ...init, headers: { ...init.headers, Cookie: cookie } });
 
   beforeAll(async () => {
-    const db = useFreshDatabase("multi");
+    const db = fileDatabase();
     simulator = await startSimulator({
       SIMULATOR_PENDING_MS: "600",
       SIMULATOR_PENDING_JITTER_MS: "200",

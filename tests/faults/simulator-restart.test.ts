@@ -9,9 +9,7 @@ import { startSimulator } from "../support/global-setup";
 import { readGeneration, submitPrompt } from "../support/generations";
 import { SimulatorControl, uniqueMarker } from "../support/simulator-control";
 import { freePort } from "./support/app-process";
-import { useFreshDatabase } from "./support/database";
 
-useFreshDatabase("sim-restart");
 const port = await freePort();
 const simulatorEnv = { SIMULATOR_PORT: String(port), SIMULATOR_PENDING_MS: "300", SIMULATOR_PENDING_JITTER_MS: "0", SIMULATOR_CALLBACK_BACKOFF_MS: "100", SIMULATOR_LOG: "quiet" };
 let gateway = await startSimulator(simulatorEnv);

@@ -8,7 +8,6 @@ import os from "node:os";
 import { afterAll, beforeEach, describe, expect, test } from "vitest";
 import { startApp, waitFor } from "../support/app";
 import { readGeneration, submitPrompt, type GenerationBody } from "../support/generations";
-import { useFreshDatabase } from "../faults/support/database";
 
 type Answer = { status: number; body: string; headers?: Record<string, string>; delayMs?: number };
 const json = (status: number, body: unknown, headers?: Record<string, string>): Answer => ({ status, body: JSON.stringify(body), headers: { "Content-Type": "application/json", ...headers } });
@@ -31,8 +30,6 @@ const outward = Object.values(os.networkInterfaces()).flat().find((i) => i && i.
 if (!outward) throw new Error("no non-loopback IPv4 address to reach the stub gateway on");
 const gatewayUrl = `http://${outward}:${(stub.address() as AddressInfo).port}`;
 
-// A database of its own: the cron here polls every stale task it holds, and other files' are not its business.
-useFreshDatabase("gateway-answers");
 const app = await startApp({
   env: { GATEWAY_BASE_URL: gatewayUrl, GATEWAY_API_KEY: "stub-gateway-key", WEBHOOK_SECRET: "stub-webhook-secret-0123456789-abcdefgh", POLL_STALE_MS: "1000" },
 });

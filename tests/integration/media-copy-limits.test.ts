@@ -8,12 +8,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
-import { useFreshDatabase } from "../faults/support/database";
 import { startApp, waitFor } from "../support/app";
 import { readGeneration, submitPrompt } from "../support/generations";
 import { uniqueMarker, type Scenario } from "../support/simulator-control";
 
-useFreshDatabase("media-limits");
 const MEDIA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-media-limits-"));
 const RETRY_MS = 60_000;
 const QUOTA = 5_000_000;

@@ -7,12 +7,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, expect, test } from "vitest";
-import { useFreshDatabase } from "../faults/support/database";
 import { startApp, waitFor } from "../support/app";
 import { submitPrompt } from "../support/generations";
 import { uniqueMarker } from "../support/simulator-control";
 
-useFreshDatabase("media-slots");
 const MEDIA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-media-slots-"));
 const app = await startApp({
   env: {

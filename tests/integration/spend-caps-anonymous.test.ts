@@ -4,11 +4,9 @@
 // instead; and the total cap bounds everyone together. A database of this
 // file's own: the total cap sums every row in it.
 import { afterAll, beforeEach, describe, expect, test } from "vitest";
-import { useFreshDatabase } from "../faults/support/database";
 import { startApp } from "../support/app";
 import { uniqueMarker } from "../support/simulator-control";
 
-useFreshDatabase("spend-caps");
 // 5-second 480p videos: 0.704 credits each. Two fit in the cap of 2, seven in the total of 5.
 const ESTIMATE = 0.704;
 const CAP = 2;

@@ -1,13 +1,18 @@
-// A database of the fault suite's own: a fresh migrated database (a copy of
-// the template, tests/support/test-database.ts) that DATABASE_URL points at
-// before any of the app's modules load. Every test file already has one
-// (tests/support/file-database.ts); a file calls this for another, e.g. one per
-// test, so that killing instances or locking the database in one test never
-// touches the rows the next asserts on.
+// The fault suite's databases. Every test file has one of its own
+// (tests/support/file-database.ts: fileDatabase() names it). A file that needs
+// another, e.g. one per test so that killing instances or locking the database
+// in one test never touches the rows the next asserts on, calls
+// useFreshDatabase(): a fresh copy of the migrated template, which DATABASE_URL
+// then points at.
 import fs from "node:fs";
 import pg from "pg";
 import { databaseEngine } from "@/lib/database/engine";
 import { freshTestDatabase, testEngine } from "../../support/test-database";
+
+/** The database this test file was given (tests/support/file-database.ts). */
+export function fileDatabase(): { url: string } {
+  return { url: process.env.DATABASE_URL! };
+}
 
 export function useFreshDatabase(label: string): { url: string } {
   const url = freshTestDatabase(label);
