@@ -243,7 +243,7 @@ test("a crash between the SUCCESS transition and the copy job loses nothing: the
   });
   expect(await prisma.mediaCopy.count({ where: { generationId: id } })).toBe(0);
   // The cron, run as its schedule would run it, until this generation's copy is settled: it schedules at most 100
-  // generations a run, and the database is shared with the other test files, whose SUCCESS rows it may take first.
+  // generations a run, and may take this file's other SUCCESS rows first.
   expect(await settledCopy(id, reconcile)).toEqual([expect.objectContaining({ state: "DONE", attempts: 1 })]);
 });
 

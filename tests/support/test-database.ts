@@ -19,7 +19,7 @@ const TEMPLATE = "framehook_template";
 
 /**
  * Starts what the engine needs under dir and returns the URL of a migrated
- * database, plus the environment that lets createTestDatabase() copy it.
+ * database, plus the environment that lets freshTestDatabase() copy it.
  */
 export async function startTestDatabase(dir: string): Promise<{ url: string; env: Record<string, string>; stop(): Promise<void> }> {
   if (testEngine() === "sqlite") {
@@ -36,7 +36,7 @@ export async function startTestDatabase(dir: string): Promise<{ url: string; env
     await limitRoleLockWait(server.url("postgres"));
     await migrateDatabase({ databaseUrl: server.url(TEMPLATE), quiet: true });
     const env = { FRAMEHOOK_TEST_POSTGRES_PORT: String(server.port) };
-    return { url: createTestDatabase("main", env), env, stop: server.stop };
+    return { url: copyPostgresTemplate("main", env), env, stop: server.stop };
   } catch (error) {
     await server.stop();
     throw error;
@@ -53,7 +53,7 @@ const uniqueName = (label: string) => `${label.replace(/\W/g, "_")}_${process.pi
  * CREATE DATABASE … TEMPLATE on PostgreSQL), in milliseconds.
  */
 export function freshTestDatabase(label: string, env: Record<string, string | undefined> = process.env): string {
-  if (testEngine() === "postgres") return createTestDatabase(label, env);
+  if (testEngine() === "postgres") return copyPostgresTemplate(label, env);
   const template = env.FRAMEHOOK_TEST_SQLITE_TEMPLATE;
   if (!template) throw new Error("freshTestDatabase needs the template database of tests/support/global-setup.ts");
   const file = path.join(path.dirname(template), `${uniqueName(label)}.db`);
@@ -62,10 +62,9 @@ export function freshTestDatabase(label: string, env: Record<string, string | un
   return `file:${file}`;
 }
 
-/** A fresh migrated database of its own (PostgreSQL: a copy of the template), synchronously, for module top levels. */
-export function createTestDatabase(label: string, env: Record<string, string | undefined> = process.env): string {
+function copyPostgresTemplate(label: string, env: Record<string, string | undefined>): string {
   const port = env.FRAMEHOOK_TEST_POSTGRES_PORT;
-  if (!port) throw new Error("createTestDatabase needs the PostgreSQL server of tests/support/global-setup.ts (TEST_DATABASE=postgres)");
+  if (!port) throw new Error("freshTestDatabase needs the PostgreSQL server of tests/support/global-setup.ts (TEST_DATABASE=postgres)");
   const name = `test_${uniqueName(label)}`;
   execFileSync(path.join(findPostgresBin()!, "createdb"), ["-h", "127.0.0.1", "-p", port, "-U", "postgres", "-T", TEMPLATE, name]);
   return `postgresql://postgres@127.0.0.1:${port}/${name}`;
