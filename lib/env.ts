@@ -1,6 +1,7 @@
 // The one place that reads process.env: validated with zod, with defaults that
 // make `npm run dev` work with zero configuration. The database's variables are
 // defined in lib/database/settings.ts, which the Prisma CLI reads without the secrets.
+import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { databaseFields, parseWith, resolveDatabaseSettings } from "./database/settings";
@@ -61,6 +62,9 @@ const schema = z
     // Total bytes of stored copies; past it, copies fail (FAILED, with the reason). Unset: no quota.
     MEDIA_STORAGE_QUOTA_BYTES: optional(z.coerce.number().int().min(1)),
     MEDIA_RETENTION_DAYS: optional(z.coerce.number().int().min(1)),
+    // FFmpeg processes at once per instance (default: the cores, at most 4), and how long media work waits for one before it is "busy".
+    MEDIA_CONCURRENCY: optional(z.coerce.number().int().min(1).max(64)).default(Math.min(os.availableParallelism(), 4)),
+    MEDIA_QUEUE_TIMEOUT_MS: optional(z.coerce.number().int().min(100).max(600_000)).default(30_000),
     // Uploaded model inputs (frames, reference videos): what one owner may keep
     // at once, how long an upload no submission used is kept, how long the
     // inputs of a finished generation are kept, and how long the link the

@@ -25,6 +25,8 @@ export const ERROR_STATUS = {
   gateway_rejected: 502,
   gateway_unavailable: 503,
   storage_unavailable: 503,
+  /** Media work (lib/media/media-pool.ts) has no free slot in time: busy, never a verdict on the file. */
+  media_busy: 503,
   /** The database is down, restarting, or too busy to answer in time: come back shortly. */
   database_unavailable: 503,
   internal: 500,

@@ -1,15 +1,25 @@
 // The media toolchain: probe a file and extract one frame as a small image.
 // It is the system's FFmpeg (`ffprobe`, `ffmpeg` on PATH; docs/media-toolchain.md
 // says why), run as a child process with no shell, a time limit, an output cap
-// and one thread, on a file on disk. Files come from the internet: every call
-// is bounded, and a file FFmpeg cannot read is an answer (null), not a crash.
+// and one thread, on a file on disk, in a slot of the instance's media pool.
+// Files come from strangers and the internet, and FFmpeg guesses formats from
+// contents (a playlist would make it open other files): every input is pinned
+// to the one local file (`-protocol_whitelist file`) and to the demuxer its
+// first bytes name, among the formats accepted for its kind. A file FFmpeg
+// cannot read is an answer (null); a server too busy to read it in time is
+// the media pool's busy error, never a verdict on the file.
 import "server-only";
 import { execFile } from "node:child_process";
+import fs from "node:fs";
+import { env } from "@/lib/env";
+import { isVideoFormat, type MediaFormat } from "@/lib/models/media-limits";
+import { createMediaPool, mediaBusy, type MediaPool } from "./media-pool";
+import { sniffFormat, SNIFF_BYTES } from "./sniff";
 
 export type MediaProbe = { width: number; height: number; durationSeconds: number | null; codec: string };
 export type StillFormat = "jpeg" | "webp";
 
-/** A probe or a frame taking longer than this is cut: the file is treated as undecodable. */
+/** A probe or a frame taking longer than this, once it has its slot, is cut: the server is too busy. */
 const DEFAULT_TIMEOUT_MS = 10_000;
 /** A 640-px still is tens of kilobytes; anything near this is not a still. */
 const MAX_STILL_BYTES = 2 * 1024 * 1024;
@@ -22,9 +32,45 @@ export const STILL_CONTENT_TYPE: Record<StillFormat, string> = { jpeg: "image/jp
 
 export class ToolchainMissingError extends Error {}
 
-/** What the file holds (its first video stream), or null when FFmpeg cannot read one. */
+/** The demuxers a kind of input may be read with (FFmpeg's names), and the one each sniffed format is read with. */
+const VIDEO_DEMUXERS = "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm";
+const IMAGE_DEMUXERS = "png_pipe,jpeg_pipe,webp_pipe";
+const DEMUXER: Record<MediaFormat, string> = { mp4: "mov", mov: "mov", webm: "matroska", png: "png_pipe", jpeg: "jpeg_pipe", webp: "webp_pipe" };
+
+/**
+ * The input options that pin `file` to itself and to the demuxer its first
+ * bytes name; null when those bytes are not a format of `kind` (or the file
+ * cannot be read). Nothing else is guessed: no playlist, concat list or image
+ * sequence can name another file, nor any protocol but a local file.
+ */
+async function pinnedInput(file: string, kind: "video" | "image"): Promise<string[] | null> {
+  const head = await readHead(file);
+  const sniffed = head ? sniffFormat(head) : null;
+  if (!sniffed || "refused" in sniffed || isVideoFormat(sniffed.format) !== (kind === "video")) return null;
+  const whitelist = kind === "video" ? VIDEO_DEMUXERS : IMAGE_DEMUXERS;
+  return ["-protocol_whitelist", "file", "-format_whitelist", whitelist, "-f", DEMUXER[sniffed.format], "-i", `file:${file}`];
+}
+
+async function readHead(file: string): Promise<Buffer | null> {
+  try {
+    const handle = await fs.promises.open(file, "r");
+    try {
+      const head = Buffer.alloc(SNIFF_BYTES);
+      const { bytesRead } = await handle.read(head, 0, SNIFF_BYTES, 0);
+      return head.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return null;
+  }
+}
+
+/** What the video holds (its first video stream), or null when it is not a video FFmpeg can read. */
 export async function probeMedia({ file, timeoutMs = DEFAULT_TIMEOUT_MS }: { file: string; timeoutMs?: number }): Promise<MediaProbe | null> {
-  const out = await run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height,codec_name:format=duration", "-of", "json", "--", file], {
+  const input = await pinnedInput(file, "video");
+  if (!input) return null;
+  const out = await run("ffprobe", ["-v", "error", ...input, "-select_streams", "v:0", "-show_entries", "stream=width,height,codec_name:format=duration", "-of", "json"], {
     timeoutMs,
     maxBytes: MAX_PROBE_BYTES,
   });
@@ -58,18 +104,18 @@ export async function extractStill({
   format?: StillFormat;
   timeoutMs?: number;
 }): Promise<{ image: Buffer; contentType: string; probe: MediaProbe } | null> {
-  const started = Date.now();
   const probe = await probeMedia({ file, timeoutMs });
-  if (!probe || probe.width > MAX_DIMENSION || probe.height > MAX_DIMENSION) return null;
+  const input = probe && (await pinnedInput(file, "video"));
+  if (!probe || !input || probe.width > MAX_DIMENSION || probe.height > MAX_DIMENSION) return null;
   const at = probe.durationSeconds !== null && probe.durationSeconds > atSeconds * 2 ? atSeconds : 0;
   const codec = format === "webp" ? ["-c:v", "libwebp", "-quality", "75"] : ["-c:v", "mjpeg", "-q:v", "5"];
   const image = await run(
     "ffmpeg",
     // -ss before -i seeks by the index (fast), then decodes to the exact frame.
-    ["-nostdin", "-v", "error", "-threads", "1", "-ss", String(at), "-i", file, "-map", "0:v:0", "-frames:v", "1", "-an", "-sn", "-dn",
+    ["-nostdin", "-v", "error", "-threads", "1", "-ss", String(at), ...input, "-map", "0:v:0", "-frames:v", "1", "-an", "-sn", "-dn",
       // Even height, no upscaling of smaller clips.
       "-vf", `scale='min(${width},iw)':-2,format=yuvj420p`, ...codec, "-f", "image2pipe", "-"],
-    { timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)), maxBytes: MAX_STILL_BYTES },
+    { timeoutMs, maxBytes: MAX_STILL_BYTES },
   );
   return image && image.length > 0 ? { image, contentType: STILL_CONTENT_TYPE[format], probe } : null;
 }
@@ -88,9 +134,11 @@ export type VideoProbe = MediaProbe & {
  * through without decoding, so a 100 MB file takes a fraction of a second).
  */
 export async function probeVideo({ file, timeoutMs = 20_000 }: { file: string; timeoutMs?: number }): Promise<VideoProbe | null> {
+  const input = await pinnedInput(file, "video");
+  if (!input) return null;
   const out = await run(
     "ffprobe",
-    ["-v", "error", "-count_packets", "-select_streams", "v:0", "-show_entries", "stream=width,height,codec_name,avg_frame_rate,r_frame_rate,nb_read_packets,duration:format=duration,format_name", "-of", "json", "--", file],
+    ["-v", "error", ...input, "-count_packets", "-select_streams", "v:0", "-show_entries", "stream=width,height,codec_name,avg_frame_rate,r_frame_rate,nb_read_packets,duration:format=duration,format_name", "-of", "json"],
     { timeoutMs, maxBytes: MAX_PROBE_BYTES },
   );
   if (!out) return null;
@@ -127,8 +175,9 @@ const rate = (fraction: string | undefined): number | null => {
  */
 export async function extractFrame({ file, which, output, timeoutMs = DEFAULT_TIMEOUT_MS }: { file: string; which: "first" | "last"; output: string; timeoutMs?: number }): Promise<boolean> {
   const probe = await probeMedia({ file, timeoutMs });
-  if (!probe || probe.width > MAX_DIMENSION || probe.height > MAX_DIMENSION) return false;
-  const frames = which === "last" ? ["-sseof", "-1", "-i", file, "-map", "0:v:0", "-update", "1"] : ["-i", file, "-map", "0:v:0", "-frames:v", "1"];
+  const input = probe && (await pinnedInput(file, "video"));
+  if (!probe || !input || probe.width > MAX_DIMENSION || probe.height > MAX_DIMENSION) return false;
+  const frames = which === "last" ? ["-sseof", "-1", ...input, "-map", "0:v:0", "-update", "1"] : [...input, "-map", "0:v:0", "-frames:v", "1"];
   const out = await run("ffmpeg", ["-nostdin", "-v", "error", "-threads", "1", ...frames, "-an", "-sn", "-dn", "-c:v", "png", "-f", "image2", "-y", output], { timeoutMs, maxBytes: MAX_PROBE_BYTES });
   return out !== null;
 }
@@ -153,9 +202,11 @@ export async function rewriteMedia({ input, output, format, maxPixels, timeoutMs
     mov: ["-c", "copy", "-movflags", "+faststart", "-f", "mov"],
     webm: ["-c", "copy", "-f", "webm"],
   };
+  const pinned = await pinnedInput(input, format in image ? "image" : "video");
+  if (!pinned) return false;
   const streams = format in image ? ["-map", "0:v:0", "-frames:v", "1", ...image[format as keyof typeof image]] : ["-map", "0:v:0", "-map", "0:a:0?", ...video[format as keyof typeof video]];
   // -max_pixels bounds the decoder itself: a header that lied about its size still cannot make it allocate more.
-  const args = ["-nostdin", "-v", "error", "-threads", "1", "-max_pixels", String(maxPixels), "-i", input, ...streams, "-map_metadata", "-1", "-map_chapters", "-1", "-y", output];
+  const args = ["-nostdin", "-v", "error", "-threads", "1", "-max_pixels", String(maxPixels), ...pinned, ...streams, "-map_metadata", "-1", "-map_chapters", "-1", "-y", output];
   const out = await run("ffmpeg", args, { timeoutMs, maxBytes: MAX_PROBE_BYTES });
   return out !== null;
 }
@@ -171,14 +222,31 @@ export async function toolchainVersion(): Promise<string | null> {
   }
 }
 
-/** stdout of a successful run; null when the tool failed, timed out or wrote too much. Throws when the tool is not installed. */
+/** The instance's one media pool (kept on globalThis: every bundle that loads this module shares it). */
+export function mediaPool(): MediaPool {
+  const holder = globalThis as { framehookMediaPool?: MediaPool };
+  return (holder.framehookMediaPool ??= createMediaPool({ concurrency: env.MEDIA_CONCURRENCY, maxQueued: env.MEDIA_CONCURRENCY * 8, queueTimeoutMs: env.MEDIA_QUEUE_TIMEOUT_MS }));
+}
+
+/**
+ * stdout of a successful run, in a slot of the media pool; null when the tool
+ * refused the input or wrote too much. Throws the pool's busy error when no
+ * slot came in time or the run outlived `timeoutMs` (the server is too
+ * loaded: the file may be fine), and ToolchainMissingError when the tool is
+ * not installed.
+ */
 function run(command: string, args: string[], { timeoutMs, maxBytes }: { timeoutMs: number; maxBytes: number }): Promise<Buffer | null> {
-  return new Promise((resolve, reject) => {
-    execFile(command, args, { encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: maxBytes, windowsHide: true }, (error, stdout) => {
-      if ((error as NodeJS.ErrnoException | null)?.code === "ENOENT") {
-        return reject(new ToolchainMissingError(`${command} is not installed (or not on PATH): run \`npm run doctor\` for how to install FFmpeg.`));
-      }
-      resolve(error ? null : stdout);
-    });
-  });
+  return mediaPool().run(
+    () =>
+      new Promise((resolve, reject) => {
+        execFile(command, args, { encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: maxBytes, windowsHide: true }, (error, stdout) => {
+          if ((error as NodeJS.ErrnoException | null)?.code === "ENOENT") {
+            return reject(new ToolchainMissingError(`${command} is not installed (or not on PATH): run \`npm run doctor\` for how to install FFmpeg.`));
+          }
+          // Killed by the timeout (not by the output cap, which is the file's doing).
+          if (error && error.killed && error.signal === "SIGKILL" && error.code !== "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") return reject(mediaBusy());
+          resolve(error ? null : stdout);
+        });
+      }),
+  );
 }

@@ -1,12 +1,13 @@
 // Frame extraction with the media toolchain on small clips made here by FFmpeg
-// itself (a landscape, a portrait, one shorter than the still's time) and on
-// files it cannot decode.
+// itself (a landscape, a portrait, one shorter than the still's time), on
+// files it cannot decode, and on playlists that name a local file: FFmpeg
+// would read those through, so each input is pinned to itself and its format.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { extractStill, probeMedia } from "@/lib/media/toolchain";
+import { extractFrame, extractStill, probeMedia, probeVideo, rewriteMedia } from "@/lib/media/toolchain";
 
 let dir: string;
 const clip = (name: string) => path.join(dir, name);
@@ -34,6 +35,11 @@ beforeAll(() => {
   fs.writeFileSync(clip("truncated.mp4"), good.subarray(0, 2_000));
   fs.writeFileSync(clip("garbage.mp4"), Buffer.from("<html>not a video</html>".repeat(100)));
   fs.writeFileSync(clip("empty.mp4"), Buffer.alloc(0));
+  execFileSync("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=24:duration=1", "-c:v", "libvpx-vp9", "-deadline", "realtime", clip("clip.webm")]);
+  // A result that is a playlist naming a file on this machine, as a stranger's server could send it.
+  const local = clip("landscape.mp4");
+  fs.writeFileSync(clip("hls"), `#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXTINF:1.5,\n${local}\n#EXT-X-ENDLIST\n`);
+  fs.writeFileSync(clip("ffconcat"), `ffconcat version 1.0\nfile '${local}'\n`);
 });
 
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -59,6 +65,45 @@ describe("extractStill", () => {
 
   test.each(["truncated.mp4", "garbage.mp4", "empty.mp4", "missing.mp4"])("%s has no still, and no error", async (name) => {
     await expect(extractStill({ file: clip(name) })).resolves.toBeNull();
+  });
+});
+
+describe("an input names no other file", () => {
+  test("FFmpeg left to guess reads the playlist's local file (what the pinning prevents)", () => {
+    const guessed = execFileSync("ffprobe", ["-v", "error", "-show_entries", "stream=width", "-of", "csv=p=0", clip("hls")]).toString().trim();
+    expect(guessed.split(/\s+/)).toContain("1280");
+  });
+
+  test.each(["hls", "ffconcat"])("a %s playlist naming a local clip: no probe, no still, no frame, no rewrite", async (name) => {
+    expect(await probeMedia({ file: clip(name) })).toBeNull();
+    expect(await probeVideo({ file: clip(name) })).toBeNull();
+    expect(await extractStill({ file: clip(name) })).toBeNull();
+    const output = clip(`${name}-frame.png`);
+    expect(await extractFrame({ file: clip(name), which: "last", output })).toBe(false);
+    expect(fs.existsSync(output)).toBe(false);
+    expect(await rewriteMedia({ input: clip(name), output: clip(`${name}-clean.mp4`), format: "mp4", maxPixels: 40_000_000 })).toBe(false);
+    expect(fs.existsSync(clip(`${name}-clean.mp4`))).toBe(false);
+  });
+
+  test("an image is not read as a video, nor a video as an image", async () => {
+    const png = clip("frame.png");
+    expect(await extractFrame({ file: clip("landscape.mp4"), which: "first", output: png })).toBe(true);
+    expect(await probeMedia({ file: png })).toBeNull();
+    expect(await rewriteMedia({ input: clip("landscape.mp4"), output: clip("not-an-image.png"), format: "png", maxPixels: 40_000_000 })).toBe(false);
+  });
+
+  test("a WebM clip is read with the Matroska demuxer", async () => {
+    expect(await probeVideo({ file: clip("clip.webm") })).toMatchObject({ width: 320, height: 240, codec: "vp9", container: "matroska,webm" });
+    expect(await extractStill({ file: clip("clip.webm") })).not.toBeNull();
+  });
+});
+
+describe("a run cut by its time limit", () => {
+  test("is the server being busy, never a verdict on the file", async () => {
+    await expect(extractStill({ file: clip("landscape.mp4"), timeoutMs: 1 })).rejects.toMatchObject({ code: "media_busy", status: 503 });
+    await expect(probeVideo({ file: clip("landscape.mp4"), timeoutMs: 1 })).rejects.toMatchObject({ code: "media_busy" });
+    // The same file, given its time: fine.
+    expect(await extractStill({ file: clip("landscape.mp4") })).not.toBeNull();
   });
 });
 
