@@ -24,8 +24,19 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
   // `prompt`: what was sent, so that the answer clears the form only if the user has not typed a new one meanwhile.
   const submission = useRef<{ key: string; answered: SubmitState; prompt?: string } | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
+  const modelRef = useRef<HTMLSelectElement>(null);
   const model = models.find((m) => m.id === modelId) ?? models[0]!;
   const remix = useRemix({ models, modelId, setModelId, setDuration, formRef });
+
+  useEffect(() => {
+    // A form's reset puts each select back on its default option. The chosen
+    // model is made the default, so that the reset after a submission keeps
+    // the select on the model whose fields are below and which is submitted.
+    const select = modelRef.current;
+    if (!select) return;
+    for (const option of Array.from(select.options)) option.defaultSelected = option.value === modelId;
+    select.value = modelId;
+  }, [modelId]);
 
   useEffect(() => {
     // The answer replaces the placeholder card with the generation the server created.
@@ -63,6 +74,7 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
           Model
         </label>
         <select
+          ref={modelRef}
           id="model"
           name="model"
           value={modelId}

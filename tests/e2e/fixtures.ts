@@ -54,9 +54,9 @@ export class GalleryPage {
     await expect(this.page.getByRole("heading", { name: "Timeline" })).toBeVisible();
   }
 
-  /** The form's answer, announced in its role="status" region. */
+  /** The form's answer, announced in its own role="status" region (a media field has one of its own). */
   get formStatus(): Locator {
-    return this.page.locator("form").getByRole("status");
+    return this.page.locator('form[aria-label="New video"] > [role="status"]');
   }
 
   fieldError(label: string): Locator {
