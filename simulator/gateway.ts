@@ -26,6 +26,8 @@ export type Task = {
   scenario: Scenario | undefined;
   /** Set by POST /__control/expire: the result URLs answer 410 from now on. */
   expired?: boolean;
+  /** Set by a reset: the task left the account with everything else, and never settles into the new one. */
+  discarded?: boolean;
   /** Resolves once every input URL was fetched; `inputFailure` says why one could not be used. */
   inputsFetched: Promise<void>;
   inputsDone: boolean;
@@ -112,7 +114,8 @@ export class SimulatedGateway {
    * now when it is settled ahead of time.
    */
   settle(task: Task, at = Date.now()): void {
-    if (task.state !== "PENDING") return;
+    // Once per task: the timer, a GET and the control API may all arrive here.
+    if (task.state !== "PENDING" || task.discarded) return;
     const outcome = task.inputFailure ? "failure" : (task.scenario?.outcome ?? (Math.random() < this.config.SIMULATOR_FAILURE_RATE ? "failure" : "success"));
     this.held = round(this.held - task.cost);
     task.completedAt = at;
@@ -144,6 +147,9 @@ export class SimulatedGateway {
   }
 
   reset(credits = this.config.SIMULATOR_START_CREDITS): void {
+    // A task still fetching its inputs settles when they arrive, whatever its
+    // timer: without this it would charge (or release) the new ledger.
+    for (const task of this.tasks.values()) task.discarded = true;
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     this.tasks.clear();

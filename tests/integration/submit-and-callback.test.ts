@@ -55,7 +55,12 @@ describe("submit → callback → stored outcome", () => {
     // A visitor of its own, so that its spend is this one generation.
     const visitor = app.visitor();
     const stream = await openChanges(app, visitor);
-    const before = await app.simulator.credits();
+    // The balance is the account's: a task still running (a retried test's first try left one)
+    // would be charged inside this window. Measure from an account with nothing in flight.
+    const before = await waitFor(async () => {
+      const account = (await (await fetch(new URL("/api/credits", app.simulator.baseUrl), { headers: { Authorization: "Bearer sim-dev-key" } })).json()) as { credits: number; held: number };
+      return account.held === 0 && account.credits;
+    });
     const response = await visitor("/api/generations", { method: "POST", json: { model: "alpha-2.5-text-to-video-480p", input: { prompt: `y ${marker}`, duration: 2 } } });
     const generation = (await response.json()) as { id: string };
     await terminal(generation.id);
@@ -66,6 +71,8 @@ describe("submit → callback → stored outcome", () => {
     expect(await spentCredits(visitor)).toBeCloseTo(0.2816, 4);
     expect(await publishedStates(app, stream, generation.id, visitor)).toEqual(["SUBMITTING", "PENDING", "SUCCESS"]);
     stream.close();
+    // One submission, one gateway task, charged once.
+    expect((await app.simulator.tasks(marker)).map((t) => [t.taskId, t.state, t.creditsConsumed])).toEqual([[row.taskId, "SUCCESS", 0.2816]]);
     expect(before - (await app.simulator.credits())).toBeCloseTo(0.2816, 4);
   });
 });
