@@ -24,7 +24,9 @@ import { FORMAT_LABEL, type ImageFormat } from "@/lib/models/media-limits";
 import { sniffFormat, SNIFF_BYTES } from "./sniff";
 
 sharp.block({ operation: ["VipsForeignLoad"] });
-sharp.unblock({ operation: ["VipsForeignLoadPngFile", "VipsForeignLoadJpegFile", "VipsForeignLoadWebpFile"] });
+sharp.unblock({
+  operation: ["VipsForeignLoadPngFile", "VipsForeignLoadPngBuffer", "VipsForeignLoadJpegFile", "VipsForeignLoadJpegBuffer", "VipsForeignLoadWebpFile", "VipsForeignLoadWebpBuffer"],
+});
 sharp.concurrency(1);
 sharp.cache(false);
 
