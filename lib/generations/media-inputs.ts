@@ -59,6 +59,15 @@ export async function checkMediaInputs({ model, input, ownerId }: { model: Model
   return [...new Set(ids)];
 }
 
+/** The refusal of a submission whose uploads `ids` were deleted after they were checked: nothing was stored or sent. */
+export function goneUploadsError({ model, input, ids }: { model: ModelSpec; input: Record<string, unknown>; ids: string[] }): AppError {
+  const errors: Record<string, string[]> = {};
+  for (const field of mediaFields(model)) {
+    if (valuesOf(field, input).some((v) => ids.includes(v))) errors[field.name] = ["This upload was deleted while the form was being sent: add the file again."];
+  }
+  return new AppError("gone", "An upload this form uses was deleted; nothing was sent. Add the file again.", errors);
+}
+
 /** The input as the gateway receives it: each upload id replaced by a signed link to the file. */
 export function gatewayInputOf(model: ModelSpec, input: Record<string, unknown>): Record<string, unknown> {
   const out = { ...input };

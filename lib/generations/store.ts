@@ -12,6 +12,7 @@ import { publishGenerationChange } from "@/lib/events";
 import type { OutcomeChange, OutcomeRow } from "@/lib/database/outcome-write";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { spendLimitCheck } from "@/lib/generations/spend-limit";
+import { claimUploadsFor } from "@/lib/media/upload-store";
 import { toLiveCard, type LiveCardRow } from "./generation";
 
 type Announced = LiveCardRow & { id: string; ownerId: string; deletedAt: Date | null };
@@ -42,23 +43,28 @@ const TRANSACTION_OPTIONS = { maxWait: 5_000, timeout: 10_000 };
  * (anonymous submissions: `clientKey`) or everyone together past a spending
  * cap, in which case nothing is stored and a 429 is thrown: the caps are
  * checked inside the insert's transaction (lib/generations/spend-limit.ts), so concurrent
- * submits cannot overshoot. The new card is announced, not awaited.
+ * submits cannot overshoot. The uploads it uses are claimed in the same
+ * transaction: if one was deleted since it was checked, nothing is stored and
+ * UploadsGoneError is thrown. The new card is announced, not awaited.
  */
 export async function insertGeneration(
   data: Prisma.GenerationUncheckedCreateInput & { ownerId: string; costEstimate: number },
-  now = Date.now(),
+  { uploadIds = [], now = Date.now() }: { uploadIds?: string[]; now?: number } = {},
 ) {
   const check = spendLimitCheck({ ownerId: data.ownerId, clientKey: data.clientKey, costEstimate: data.costEstimate, now });
-  const row = check
-    ? await retryTransaction(
-        () =>
-          prisma.$transaction(async (tx) => {
-            await check(tx);
-            return tx.generation.create({ data });
-          }, TRANSACTION_OPTIONS),
-        { waitMs: BUSY_WAIT_MS },
-      )
-    : await prisma.generation.create({ data });
+  const row =
+    check || uploadIds.length
+      ? await retryTransaction(
+          () =>
+            prisma.$transaction(async (tx) => {
+              await check?.(tx);
+              const created = await tx.generation.create({ data });
+              await claimUploadsFor(tx, { ids: uploadIds, ownerId: data.ownerId, generationId: created.id });
+              return created;
+            }, TRANSACTION_OPTIONS),
+          { waitMs: BUSY_WAIT_MS },
+        )
+      : await prisma.generation.create({ data });
   void announceGenerationRow(row);
   return row;
 }

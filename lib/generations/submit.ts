@@ -11,11 +11,11 @@ import { parseGenerationRequest } from "@/lib/models/input-schema";
 import { hitRateLimit } from "@/lib/rate-limit";
 import { estimateCredits } from "@/lib/generations/spend-limit";
 import type { Viewer } from "@/lib/viewer/get-viewer";
-import { markUploadsUsed } from "@/lib/media/upload-store";
+import { UploadsGoneError } from "@/lib/media/upload-store";
 import { callbacksReachable, callbackUrlFor } from "./callback-url";
 import { toGeneration, type Generation } from "./generation";
 import { idempotencyFor, replaySubmission } from "./idempotency";
-import { checkMediaInputs, gatewayInputOf } from "./media-inputs";
+import { checkMediaInputs, gatewayInputOf, goneUploadsError } from "./media-inputs";
 import { searchText } from "./search-text";
 import { insertGeneration, updateGenerationIf } from "./store";
 import { describeSubmitFailure, storedCode } from "./submit-failure";
@@ -69,23 +69,29 @@ export async function submitGeneration({
   const { prompt, ...rest } = input;
   let row;
   try {
-    // The spending caps (owner, address, total) refuse here, before the gateway is asked.
-    row = await insertGeneration({
-      model: model.id,
-      prompt,
-      input: JSON.stringify(rest),
-      idempotencyKey: idempotency?.key,
-      requestHash: idempotency?.requestHash,
-      // Stored from the start, so that a failed or abandoned submission says what will really happen.
-      callbackEnabled: callbacksReachable(),
-      ownerId,
-      // An anonymous visitor is also counted against their address (lib/viewer/get-viewer.ts, signedIn).
-      clientKey: viewer.signedIn ? undefined : visitor,
-      costEstimate: estimateCredits(model, typeof input.duration === "number" ? input.duration : undefined),
-      promptSearch: searchText(prompt), // feeds the gallery's search
-    });
+    // The spending caps (owner, address, total) refuse here, before the gateway is asked; and so
+    // does an upload deleted since it was checked. From the insert on, the generation holds its
+    // uploads: the cleanup follows its retention, not the unused uploads'.
+    row = await insertGeneration(
+      {
+        model: model.id,
+        prompt,
+        input: JSON.stringify(rest),
+        idempotencyKey: idempotency?.key,
+        requestHash: idempotency?.requestHash,
+        // Stored from the start, so that a failed or abandoned submission says what will really happen.
+        callbackEnabled: callbacksReachable(),
+        ownerId,
+        // An anonymous visitor is also counted against their address (lib/viewer/get-viewer.ts, signedIn).
+        clientKey: viewer.signedIn ? undefined : visitor,
+        costEstimate: estimateCredits(model, typeof input.duration === "number" ? input.duration : undefined),
+        promptSearch: searchText(prompt), // feeds the gallery's search
+      },
+      { uploadIds },
+    );
   } catch (error) {
     if (error instanceof AppError) throw error;
+    if (error instanceof UploadsGoneError) throw goneUploadsError({ model, input, ids: error.ids });
     // Two concurrent submissions of the same form: the second finds the first.
     const replay = idempotency ? await replaySubmission(idempotency) : undefined;
     if (replay) return replay;
@@ -94,8 +100,6 @@ export async function submitGeneration({
     throw error;
   }
 
-  // From now on the generation keeps its uploads: the cleanup follows its retention, not the unused uploads'.
-  await markUploadsUsed({ ids: uploadIds, generationId: row.id });
   const webhookUrl = callbackUrlFor(row.id);
   try {
     const { taskId } = await sendOnce({ model: model.id, input: gatewayInputOf(model, input), webhookUrl });

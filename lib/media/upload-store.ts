@@ -40,10 +40,30 @@ export async function bytesHeldBy({ ownerId }: { ownerId: string }): Promise<num
   return sum._sum.size ?? 0;
 }
 
-/** Records that a generation uses these uploads: they now follow its retention, not the unused uploads' one. */
-export async function markUploadsUsed({ ids, generationId }: { ids: string[]; generationId: string }): Promise<void> {
+/** The client inside `prisma.$transaction(async (tx) => …)`. */
+type Transaction = Parameters<Extract<Parameters<typeof prisma.$transaction>[0], (tx: never) => unknown>>[0];
+
+/** Some of a submission's uploads were deleted (by their owner, or the sweep) after they were checked. */
+export class UploadsGoneError extends Error {
+  constructor(readonly ids: string[]) {
+    super(`uploads gone: ${ids.join(", ")}`);
+    this.name = "UploadsGoneError";
+  }
+}
+
+/**
+ * Records that a generation uses these uploads, inside the transaction that
+ * inserts it: from then on they follow its retention, and neither their
+ * owner's delete nor the unused-upload sweep (both conditional on the row
+ * being as they read it) can remove them. One conditional write; if any row
+ * is no longer there, it throws UploadsGoneError and the insert rolls back.
+ */
+export async function claimUploadsFor(tx: Transaction, { ids, ownerId, generationId }: { ids: string[]; ownerId: string; generationId: string }): Promise<void> {
   if (ids.length === 0) return;
-  await prisma.upload.updateMany({ where: { id: { in: ids } }, data: { usedAt: new Date(), generationId } });
+  const claimed = await tx.upload.updateManyAndReturn({ where: { id: { in: ids }, ownerId }, data: { usedAt: new Date(), generationId }, select: { id: true } });
+  if (claimed.length === ids.length) return;
+  const found = new Set(claimed.map((u) => u.id));
+  throw new UploadsGoneError(ids.filter((id) => !found.has(id)));
 }
 
 /** Deletes the row only if it is still as `where` says (unused, say); true when it was deleted. */
