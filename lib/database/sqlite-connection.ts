@@ -174,12 +174,19 @@ export class SqliteConnection implements Client {
     ));
   }
 
-  /** Runs one statement; a lock error retires the connection (at once, or when its transaction ends). */
+  /**
+   * Runs one statement; a lock error retires the connection (at once, or when
+   * its transaction ends), and so does the death of the SQLite thread, which
+   * took the connection with it. A statement outside a transaction opens a new
+   * connection first if the thread is gone; one inside fails with it, since
+   * the transaction died too.
+   */
   async #run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#db.stopped && !this.#transaction) this.#replace();
     try {
       return await work();
     } catch (error) {
-      if (isLockError(error)) {
+      if (isLockError(error) || this.#db.stopped) {
         if (this.#transaction) this.#transaction.poisoned = true;
         else this.#replace();
       }

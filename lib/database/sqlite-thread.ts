@@ -19,6 +19,8 @@ export type SqliteHandle = {
    */
   transaction(stmts: InStatement[]): Promise<ResultSet[]>;
   close(): void;
+  /** The thread that held this connection stopped, and the connection with it: open another. */
+  readonly stopped: boolean;
 };
 
 /** The work a connection is asked to do; each is answered by a Reply with the same seq. */
@@ -87,19 +89,19 @@ type Pending = { resolve: (value: Reply) => void };
 
 /** The process's SQLite thread: started at the first connection, again if it died. */
 class SqliteThread {
-  readonly #worker: Worker;
+  readonly worker: Worker;
   readonly #pending = new Map<number, Pending>();
   #seq = 0;
   alive = true;
 
   constructor() {
-    this.#worker = new Worker(WORKER_SOURCE, { eval: true });
+    this.worker = new Worker(WORKER_SOURCE, { eval: true });
     // Idle, the thread does not keep the process alive; with a statement in flight it does.
-    this.#worker.unref();
-    this.#worker.on("message", (reply: Reply) => {
+    this.worker.unref();
+    this.worker.on("message", (reply: Reply) => {
       const pending = this.#pending.get(reply.seq);
       this.#pending.delete(reply.seq);
-      if (this.#pending.size === 0) this.#worker.unref();
+      if (this.#pending.size === 0) this.worker.unref();
       pending?.resolve(reply);
     });
     const fail = (error: unknown) => {
@@ -108,21 +110,21 @@ class SqliteThread {
       for (const [seq, pending] of this.#pending) pending.resolve({ seq, ok: false, error: { name: "Error", message } });
       this.#pending.clear();
     };
-    this.#worker.on("error", fail);
-    this.#worker.on("exit", (code) => fail(`exit code ${code}`));
+    this.worker.on("error", fail);
+    this.worker.on("exit", (code) => fail(`exit code ${code}`));
   }
 
   post(message: Request): void {
-    this.#worker.postMessage(message);
+    this.worker.postMessage(message);
   }
 
   request(message: Call): Promise<Reply> {
     if (!this.alive) return Promise.resolve({ seq: -1, ok: false, error: { name: "Error", message: "The SQLite thread stopped" } });
     const seq = ++this.#seq;
-    if (this.#pending.size === 0) this.#worker.ref();
+    if (this.#pending.size === 0) this.worker.ref();
     return new Promise<Reply>((resolve) => {
       this.#pending.set(seq, { resolve });
-      this.#worker.postMessage({ ...message, seq });
+      this.worker.postMessage({ ...message, seq });
     });
   }
 }
@@ -148,7 +150,19 @@ export function openSqliteHandle(config: Config): SqliteHandle {
     close: () => {
       if (owner.alive) owner.post({ op: "close", id });
     },
+    get stopped() {
+      return !owner.alive;
+    },
   };
+}
+
+/**
+ * Ends the SQLite thread as a crash would, answering what was in flight with
+ * an error; the next statement starts another (sqlite-connection.ts). For
+ * tests of that recovery.
+ */
+export async function stopSqliteThread(): Promise<void> {
+  await thread?.worker.terminate();
 }
 
 /** The driver's error as the callers read it: LibsqlError's code and rawCode (lock errors, constraint violations). */

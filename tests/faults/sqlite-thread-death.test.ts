@@ -1,0 +1,44 @@
+// The SQLite thread (lib/database/sqlite-thread.ts) owns the process's
+// connection: if it stops, the next statement starts another thread and
+// connection instead of failing until the process restarts. The submits run
+// in this process, whose Prisma client is the one whose thread is stopped.
+import { afterAll, describe, expect, test } from "vitest";
+import { startApp } from "../support/app";
+import { uniqueMarker } from "../support/simulator-control";
+import { testEngine } from "../support/test-database";
+
+const app = await startApp();
+const { prisma } = await import("@/lib/db");
+const { submitGeneration } = await import("@/lib/generations/submit");
+const { stopSqliteThread } = await import("@/lib/database/sqlite-thread");
+
+afterAll(() => app.close());
+
+const submit = (prompt: string, viewer: { id: string; signedIn: boolean }) =>
+  submitGeneration({ body: { model: "alpha-2.5-text-to-video-480p", input: { prompt } }, visitor: "sqlite-thread-death", viewer });
+
+describe.skipIf(testEngine() === "postgres")("the SQLite thread stops", () => {
+  test("the next submit opens another connection and is stored and sent as usual", async () => {
+    const marker = uniqueMarker("thread-death");
+    const viewer = { id: `owner-${marker}`, signedIn: false };
+    const first = await submit(`before ${marker}`, viewer);
+    expect(first.generation.state).toBe("PENDING");
+
+    await stopSqliteThread();
+
+    const second = await submit(`after ${marker}`, viewer);
+    expect(second.error).toBeUndefined();
+    expect(second.generation).toMatchObject({ state: "PENDING", taskId: expect.stringMatching(/^task_/) });
+    const rows = await prisma.generation.findMany({ where: { ownerId: viewer.id }, orderBy: { createdAt: "asc" } });
+    expect(rows.map((r) => [r.prompt, r.state === "SUBMITTING" || r.state === "SUBMIT_FAILED" ? r.state : "sent"])).toEqual([
+      [`before ${marker}`, "sent"],
+      [`after ${marker}`, "sent"],
+    ]);
+    // A transaction works on the new connection too (the spend caps' check runs in one at every insert).
+    await expect(prisma.$transaction([prisma.generation.count(), prisma.generation.count({ where: { ownerId: viewer.id } })])).resolves.toEqual([expect.any(Number), 2]);
+
+    // And once more, while the thread is idle between statements.
+    await stopSqliteThread();
+    expect(await prisma.generation.count({ where: { ownerId: viewer.id } })).toBe(2);
+  });
+});
