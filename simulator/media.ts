@@ -1,5 +1,5 @@
 // Result files: real-size clips or the committed samples (clips.ts), or for a
-// scenario's `media.sizeBytes` a file generated on the fly, served under each
+// scenario's `media.sizeBytes` a file generated on the fly (or its `media.body`), served under each
 // task's result URL with byte ranges (so a <video> can seek) until the URL
 // expires (410). A scenario's `media` options make downloads slow, failing,
 // cut short or redirected.
@@ -37,9 +37,10 @@ export async function serveMedia(state: SimulatorState, req: http.IncomingMessag
   }
   if (failing && options.status) return errorReply(options.status, "media_error", `Simulated download error ${options.status}.`);
 
-  const file = options.sizeBytes ? null : await state.clips.file(match[2]!);
-  if (!file && !options.sizeBytes) return errorReply(404, "not_found", "No such result.");
-  const size = options.sizeBytes ?? (file ? fs.statSync(file).size : 0);
+  const chosen = options.body === undefined ? null : Buffer.from(options.body, "utf8");
+  const file = options.sizeBytes || chosen ? null : await state.clips.file(match[2]!);
+  if (!file && !options.sizeBytes && !chosen) return errorReply(404, "not_found", "No such result.");
+  const size = chosen?.length ?? options.sizeBytes ?? (file ? fs.statSync(file).size : 0);
   const headers: Record<string, string | number> = {
     "Content-Type": "video/mp4",
     "Accept-Ranges": "bytes",
@@ -57,7 +58,7 @@ export async function serveMedia(state: SimulatorState, req: http.IncomingMessag
     res.end();
     return null;
   }
-  const body = file ? fs.createReadStream(file, { start, end }) : generated(start, end);
+  const body = chosen ? Readable.from([chosen.subarray(start, end + 1)]) : file ? fs.createReadStream(file, { start, end }) : generated(start, end);
   const cutAfter = failing ? options.truncateAfterBytes : undefined;
   record.bytes = await send(res, body, { bytesPerSecond: options.bytesPerSecond, cutAfter });
   return null;

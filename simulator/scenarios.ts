@@ -46,6 +46,8 @@ export const scenarioSchema = z.strictObject({
       redirectTo: z.union([z.literal("self"), z.url({ protocol: /^https?$/ })]).optional(),
       /** Serve a file of this many bytes, generated on the fly, instead of a sample clip. */
       sizeBytes: z.number().int().min(1).max(8 * 1024 ** 3).optional(),
+      /** Serve these bytes (text, e.g. a playlist) as the result instead of a clip, still as video/mp4: a hostile host's file. */
+      body: z.string().min(1).max(64 * 1024).optional(),
     })
     .optional(),
   callback: z

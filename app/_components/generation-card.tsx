@@ -4,7 +4,7 @@
 import Link from "next/link";
 import { memo } from "react";
 import type { Generation } from "@/lib/generations/generation";
-import { playbackUrl, stillUrl } from "@/lib/media/media-copy";
+import { playbackUrl, stillUrl, storedAsFile } from "@/lib/media/media-copy";
 import { findModel } from "@/lib/models/catalog";
 import { CardActions } from "./card-actions";
 import { formatCredits } from "./format";
@@ -55,7 +55,7 @@ export const GenerationCard = memo(function GenerationCard({
       className="flex h-full flex-col overflow-hidden rounded-2xl bg-white shadow-sm ring-1 ring-zinc-200 dark:bg-zinc-900 dark:ring-zinc-800"
     >
       {url && !expired ? (
-        <VideoTile url={url} stillUrl={stillUrl(generation)} stored={stored} prompt={prompt} aspect={aspect} eager={firstScreen} onOpen={() => onOpen(generation.id)} onExpired={onExpired} />
+        <VideoTile url={url} stillUrl={stillUrl(generation)} stored={stored} file={stored && storedAsFile(generation)} prompt={prompt} aspect={aspect} eager={firstScreen} onOpen={() => onOpen(generation.id)} onExpired={onExpired} />
       ) : url ? (
         <ResultVideo url={url} label={`Video: ${prompt.slice(0, 80)}`} expired={expired} onExpired={onExpired} stored={stored} poster={stillUrl(generation)} />
       ) : (

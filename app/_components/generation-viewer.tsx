@@ -6,7 +6,7 @@
 import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
 import type { Generation } from "@/lib/generations/generation";
-import { playbackUrl, stillUrl } from "@/lib/media/media-copy";
+import { playbackUrl, stillUrl, storedAsFile } from "@/lib/media/media-copy";
 import { findModel } from "@/lib/models/catalog";
 import { ContinueActions, isContinuable } from "./continue-actions";
 import { formatCredits } from "./format";
@@ -69,18 +69,24 @@ export function GenerationViewer({
       className="m-auto max-h-[100dvh] w-full max-w-5xl overflow-y-auto bg-white p-0 text-zinc-900 shadow-2xl backdrop:bg-black/80 sm:rounded-2xl dark:bg-zinc-900 dark:text-zinc-100"
     >
       <div className="bg-black">
-        <video
-          // Not keyed by id: the same element changes source, so focus stays in the viewer.
-          src={url}
-          poster={stillUrl(generation) ?? undefined}
-          controls
-          autoPlay={!window.matchMedia("(prefers-reduced-motion: reduce)").matches}
-          playsInline
-          preload="auto"
-          aria-label={`Video: ${generation.prompt.slice(0, 80)}`}
-          className="mx-auto max-h-[70dvh] w-full object-contain"
-          style={{ aspectRatio: aspectOf(generation.input) }}
-        />
+        {stored && storedAsFile(generation) ? (
+          <p className="flex aspect-video items-center justify-center text-sm text-zinc-300" data-testid="stored-as-file">
+            Stored as a file; no preview
+          </p>
+        ) : (
+          <video
+            // Not keyed by id: the same element changes source, so focus stays in the viewer.
+            src={url}
+            poster={stillUrl(generation) ?? undefined}
+            controls
+            autoPlay={!window.matchMedia("(prefers-reduced-motion: reduce)").matches}
+            playsInline
+            preload="auto"
+            aria-label={`Video: ${generation.prompt.slice(0, 80)}`}
+            className="mx-auto max-h-[70dvh] w-full object-contain"
+            style={{ aspectRatio: aspectOf(generation.input) }}
+          />
+        )}
       </div>
       <div className="space-y-3 p-4 sm:p-6">
         <h2 id="viewer-prompt" className="text-base font-semibold break-words">

@@ -16,6 +16,7 @@ export function ResultVideo({
   expired,
   onExpired,
   stored = false,
+  file = false,
   poster = null,
   className = "",
 }: {
@@ -25,10 +26,25 @@ export function ResultVideo({
   onExpired: () => void;
   /** True when `url` is the app's own copy, false for the gateway's link. */
   stored?: boolean;
+  /** The stored copy is an opaque file, not a video: a download, never a player. */
+  file?: boolean;
   /** The stored copy's still: with a poster, Chromium stops reading after the metadata. */
   poster?: string | null;
   className?: string;
 }) {
+  if (file) {
+    return (
+      <div className={`flex aspect-video w-full flex-col items-center justify-center gap-1 bg-zinc-100 p-4 text-center dark:bg-zinc-800 ${className}`} data-testid="stored-as-file">
+        <p className="text-sm font-semibold text-zinc-700 dark:text-zinc-200">Stored as a file; no preview</p>
+        <p className="text-xs text-zinc-600 dark:text-zinc-400">
+          The result is not an MP4, QuickTime or WebM video.{" "}
+          <a href={url} download className="font-medium text-brand-700 underline dark:text-brand-400">
+            Download it
+          </a>
+        </p>
+      </div>
+    );
+  }
   if (expired) {
     return (
       <div className={`flex aspect-video w-full flex-col items-center justify-center gap-1 bg-zinc-100 p-4 text-center dark:bg-zinc-800 ${className}`}>

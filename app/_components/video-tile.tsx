@@ -7,7 +7,8 @@
 // and releases its media at once, so a gallery of any length holds at most
 // one or two.
 // Without a still (no stored copy, or a video that could not be decoded) the
-// tile is a placeholder: nothing is downloaded until it plays.
+// tile is a placeholder: nothing is downloaded until it plays. A result stored
+// as a file (its bytes are not a video) says so, and never plays.
 import { useEffect, useRef, useState } from "react";
 
 /** How long the pointer rests on a tile before its preview starts. */
@@ -19,6 +20,7 @@ export function VideoTile({
   url,
   stillUrl,
   stored,
+  file = false,
   prompt,
   aspect,
   eager = false,
@@ -30,6 +32,8 @@ export function VideoTile({
   stillUrl: string | null;
   /** True when `url` is the app's own copy, false for the gateway's link. */
   stored: boolean;
+  /** The stored copy is an opaque file, not a video: no preview, nothing plays. */
+  file?: boolean;
   prompt: string;
   aspect: string;
   /** On the first screen: the still is fetched with the page, at high priority, instead of after layout. */
@@ -42,7 +46,7 @@ export function VideoTile({
   const [failedStill, setFailedStill] = useState<string | null>(null);
   const still = stillUrl !== null && stillUrl !== failedStill ? stillUrl : null;
   const intent = useRef<ReturnType<typeof setTimeout>>(undefined);
-  const preview = () => setPlaying(canPreview());
+  const preview = () => setPlaying(!file && canPreview());
   const previewSoon = () => {
     clearTimeout(intent.current);
     intent.current = setTimeout(preview, HOVER_INTENT_MS);
@@ -70,7 +74,7 @@ export function VideoTile({
         <img src={still} alt="" loading={eager ? "eager" : "lazy"} fetchPriority={eager ? "high" : "auto"} decoding="async" onError={() => setFailedStill(still)} className="size-full object-contain" />
       ) : (
         <span aria-hidden className="flex size-full items-end justify-center bg-zinc-800 pb-3 text-xs text-zinc-300" data-testid="tile-placeholder">
-          No preview image
+          {file ? "Stored as a file; no preview" : "No preview image"}
         </span>
       )}
       {playing ? (

@@ -8,7 +8,7 @@ import type { MediaCopy } from "@/lib/generated/prisma/client";
 import { announceGenerationChange } from "@/lib/generations/store";
 import { copyFile, quotaFull } from "./copy-file";
 import { DownloadError } from "./safe-download";
-import { storeStill } from "./stills";
+import { deferStill, stillFields, storeStill } from "./stills";
 import type { MediaStorage } from "./storage";
 import { updateMediaCopyIf } from "./update-if";
 
@@ -57,14 +57,16 @@ export async function runCopyAttempt(job: MediaCopy, storage: MediaStorage): Pro
       limits: { minBytesPerSecond: env.MEDIA_COPY_MIN_BYTES_PER_SECOND, windowMs: env.MEDIA_COPY_RATE_WINDOW_MS, deadlineMs: env.MEDIA_COPY_DEADLINE_MS },
       signal: abort.signal,
     });
-    // Under the same lease, so the card switches to the copy and its still at once; a video that cannot be decoded is stored all the same.
+    // Under the same lease, so the card switches to the copy and its still at once. A video that
+    // cannot be decoded is stored all the same; anything else (the bytes say) is stored as an opaque file.
     const still = await storeStill({ storage, key: job.storageKey });
     const done = await updateMediaCopyIf({
       where: { ...mine, state: "COPYING" },
-      data: { state: "DONE", ...file, stillKey: still.key, stillCheckedAt: still.tried ? new Date() : null, leaseUntil: null, lastError: null, completedAt: new Date() },
+      data: { state: "DONE", ...file, contentType: still.contentType ?? file.contentType, ...stillFields(still), leaseUntil: null, lastError: null, completedAt: new Date() },
     });
     // The card switches to the stored file now, not at its next safety-net poll.
     if (done) await announceGenerationChange({ id: job.generationId });
+    if (done && still.outcome === "busy") deferStill(job.id);
   } catch (error) {
     await recordFailure({ job, attempt, error });
   } finally {

@@ -13,8 +13,11 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { isRecord, safeJsonParse } from "@/lib/json";
 import { MODELS } from "@/lib/models/catalog";
+import { isVideoFormat } from "@/lib/models/media-limits";
 import { receiveUpload, type UploadView } from "./receive-upload";
+import { readHead, sniffFormat } from "./sniff";
 import { getMediaStorage } from "./storage";
+import { OPAQUE_CONTENT_TYPE } from "./stills";
 import { extractFrame } from "./toolchain";
 
 export const RESULT_TAKES = ["first-frame", "last-frame", "video"] as const;
@@ -68,6 +71,11 @@ export async function uploadFromResult({
       },
     });
     await pipeline(object.body, capped, fs.createWriteStream(video));
+    // What the copy is, from its bytes: only a video of an accepted container reaches the decoder.
+    const sniffed = sniffFormat(await readHead(video));
+    if ("refused" in sniffed || !isVideoFormat(sniffed.format)) {
+      throw new AppError("invalid_input", "This result is stored as a file, not as an MP4, QuickTime or WebM video: no frame can be taken from it.");
+    }
     const frame = path.join(dir, "frame.png");
     const which = take === "first-frame" ? "first" : "last";
     if (!(await extractFrame({ file: video, which, output: frame }))) throw new AppError("invalid_input", "No frame could be read from this video.");
@@ -84,7 +92,8 @@ export type ResultSource = { id: string; prompt: string; model: string; duration
 /** The owner's Ready results with a stored copy, newest first: what the form's gallery picker offers. */
 export async function listResultSources({ ownerId, take = 24 }: { ownerId: string; take?: number }): Promise<ResultSource[]> {
   const rows = await prisma.generation.findMany({
-    where: { ownerId, state: "SUCCESS", deletedAt: null, mediaCopies: { some: { state: "DONE" } } },
+    // A copy stored as an opaque file has nothing to continue from.
+    where: { ownerId, state: "SUCCESS", deletedAt: null, mediaCopies: { some: { state: "DONE", OR: [{ contentType: null }, { contentType: { not: OPAQUE_CONTENT_TYPE } }] } } },
     orderBy: { createdAt: "desc" },
     take,
     select: {

@@ -11,6 +11,8 @@ export type StoredMedia = {
   url: string | null;
   /** The app's URL for the copy's still image; null while there is no copy, or when its video could not be decoded. */
   stillUrl: string | null;
+  /** "file": the bytes are not an MP4, QuickTime or WebM video, so the copy is a download with no still, never played. */
+  kind: "video" | "file";
   size: number | null;
   attempts: number;
   /** Why the last attempt failed, in words safe to show. */
@@ -35,6 +37,8 @@ export function toStoredMedia(row: MediaCopyRow): StoredMedia {
     url: status === "done" ? `/api/media/${row.id}` : null,
     // Not yet tried (a copy stored before stills existed): the first request makes it.
     stillUrl: status === "done" && (row.stillKey !== null || row.stillCheckedAt === null) ? `/api/media/${row.id}/still` : null,
+    // Set from the sniffed bytes when the copy was stored (lib/media/stills.ts).
+    kind: row.contentType === "application/octet-stream" && row.stillKey === null ? "file" : "video",
     size: row.size,
     attempts: row.attempts,
     error: row.lastError,
@@ -45,6 +49,11 @@ export function toStoredMedia(row: MediaCopyRow): StoredMedia {
 /** The URL to play result `position`: the stored copy when it is done, else the gateway's. */
 export function playbackUrl(generation: { resultUrls: string[]; storedMedia: StoredMedia[] }, position = 0): string | undefined {
   return generation.storedMedia.find((m) => m.position === position && m.url)?.url ?? generation.resultUrls[position];
+}
+
+/** Whether result `position` is stored as an opaque file: nothing to play or preview, a download only. */
+export function storedAsFile(generation: { storedMedia: StoredMedia[] }, position = 0): boolean {
+  return generation.storedMedia.some((m) => m.position === position && m.status === "done" && m.kind === "file");
 }
 
 /** The still of result `position`, when its stored copy has one. */

@@ -28,9 +28,12 @@ export async function serveStoredMedia({ id, request, owner }: { id: string; req
   }
 
   const etag = `"${copy.sha256 ?? copy.size}"`;
+  const contentType = copy.contentType ?? "application/octet-stream";
   const headers: Record<string, string> = {
     ...SAFETY_HEADERS,
-    "Content-Type": copy.contentType ?? "application/octet-stream",
+    "Content-Type": contentType,
+    // A copy whose bytes are not media (a playlist, a page, anything) is only ever a download.
+    ...(/^(video|audio|image)\//.test(contentType) ? {} : { "Content-Disposition": "attachment" }),
     "Accept-Ranges": "bytes",
     // The bytes under an id never change (a retried copy writes the same file), but they belong to one viewer.
     "Cache-Control": "private, max-age=86400",

@@ -8,6 +8,18 @@ import type { MediaFormat } from "@/lib/models/media-limits";
 /** How many first bytes sniffFormat needs. */
 export const SNIFF_BYTES = 64;
 
+/** The first SNIFF_BYTES of a file on disk (fewer when it is shorter). */
+export async function readHead(file: string): Promise<Buffer> {
+  const handle = await fs.promises.open(file, "r");
+  try {
+    const head = Buffer.alloc(SNIFF_BYTES);
+    const { bytesRead } = await handle.read(head, 0, SNIFF_BYTES, 0);
+    return head.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
 export type Sniffed = { format: MediaFormat } | { refused: "markup" | "unknown" };
 
 export function sniffFormat(head: Buffer): Sniffed {

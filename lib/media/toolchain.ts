@@ -10,11 +10,10 @@
 // the media pool's busy error, never a verdict on the file.
 import "server-only";
 import { execFile } from "node:child_process";
-import fs from "node:fs";
 import { env } from "@/lib/env";
 import { isVideoFormat, type MediaFormat } from "@/lib/models/media-limits";
 import { createMediaPool, mediaBusy, type MediaPool } from "./media-pool";
-import { sniffFormat, SNIFF_BYTES } from "./sniff";
+import { readHead, sniffFormat } from "./sniff";
 
 export type MediaProbe = { width: number; height: number; durationSeconds: number | null; codec: string };
 export type StillFormat = "jpeg" | "webp";
@@ -44,26 +43,11 @@ const DEMUXER: Record<MediaFormat, string> = { mp4: "mov", mov: "mov", webm: "ma
  * sequence can name another file, nor any protocol but a local file.
  */
 async function pinnedInput(file: string, kind: "video" | "image"): Promise<string[] | null> {
-  const head = await readHead(file);
+  const head = await readHead(file).catch(() => null);
   const sniffed = head ? sniffFormat(head) : null;
   if (!sniffed || "refused" in sniffed || isVideoFormat(sniffed.format) !== (kind === "video")) return null;
   const whitelist = kind === "video" ? VIDEO_DEMUXERS : IMAGE_DEMUXERS;
   return ["-protocol_whitelist", "file", "-format_whitelist", whitelist, "-f", DEMUXER[sniffed.format], "-i", `file:${file}`];
-}
-
-async function readHead(file: string): Promise<Buffer | null> {
-  try {
-    const handle = await fs.promises.open(file, "r");
-    try {
-      const head = Buffer.alloc(SNIFF_BYTES);
-      const { bytesRead } = await handle.read(head, 0, SNIFF_BYTES, 0);
-      return head.subarray(0, bytesRead);
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    return null;
-  }
 }
 
 /** What the video holds (its first video stream), or null when it is not a video FFmpeg can read. */

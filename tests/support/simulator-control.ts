@@ -25,6 +25,7 @@ export type Scenario = {
     failTimes?: number;
     redirectTo?: string;
     sizeBytes?: number;
+    body?: string;
   };
   callback?: {
     mode?: "deliver" | "drop";

@@ -4,7 +4,7 @@
 // many links past the kept ones the gateway named.
 import { ResultVideo, useResultExpiry } from "@/app/_components/result-video";
 import type { Generation } from "@/lib/generations/generation";
-import { playbackUrl, stillUrl, type StoredMedia } from "@/lib/media/media-copy";
+import { playbackUrl, stillUrl, storedAsFile, type StoredMedia } from "@/lib/media/media-copy";
 
 const linkClass =
   "shrink-0 rounded font-medium text-brand-700 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 dark:text-brand-400";
@@ -17,7 +17,7 @@ export function Result({ generation }: { generation: Pick<Generation, "resultUrl
   if (!url) return null;
   return (
     <section aria-label="Result" className="space-y-3">
-      <ResultVideo url={url} label={`Video: ${prompt.slice(0, 80)}`} expired={expired} onExpired={onExpired} stored={stored} poster={stillUrl(generation)} className="rounded-2xl" />
+      <ResultVideo url={url} label={`Video: ${prompt.slice(0, 80)}`} expired={expired} onExpired={onExpired} stored={stored} file={stored && storedAsFile(generation)} poster={stillUrl(generation)} className="rounded-2xl" />
       <ul className="space-y-2 text-sm">
         {urls.map((gatewayUrl, index) => {
           const copy = storedMedia.find((m) => m.position === index);
@@ -59,7 +59,7 @@ function describeCopy(copy: StoredMedia | undefined): string {
   if (!copy) return "not stored (storage off, or not scheduled yet)";
   switch (copy.status) {
     case "done":
-      return `stored${copy.size === null ? "" : ` · ${formatBytes(copy.size)}`}`;
+      return `stored${copy.kind === "file" ? " as a file (not a video)" : ""}${copy.size === null ? "" : ` · ${formatBytes(copy.size)}`}`;
     case "pending":
       return copy.attempts === 0 ? "waiting to be copied" : `retrying after ${copy.attempts} failed attempt(s): ${copy.error ?? ""}`;
     case "copying":
