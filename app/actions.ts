@@ -8,7 +8,9 @@ import { AppError, toAppError } from "@/lib/errors";
 import type { Generation } from "@/lib/generations/generation";
 import { retryGeneration } from "@/lib/generations/retry";
 import { RESULT_TAKES, uploadFromResult, type ResultTake } from "@/lib/media/frame-upload";
-import type { UploadView } from "@/lib/media/receive-upload";
+import { toUploadView, type UploadView } from "@/lib/media/receive-upload";
+import { findUploads } from "@/lib/media/upload-store";
+import { UPLOAD_ID_PATTERN } from "@/lib/models/input-schema";
 import { hideGeneration } from "@/lib/generations/store";
 import { submitGeneration } from "@/lib/generations/submit";
 import { visitorKey } from "@/lib/rate-limit";
@@ -88,6 +90,18 @@ export async function continueFromResultAction(id: unknown, take: unknown, targe
     console.error("[framehook] continue from a result failed", error);
     return { status: "error", message: "Something went wrong. Please try again." };
   }
+}
+
+/**
+ * The viewer's uploads among `ids` that are still kept: a remix puts them
+ * back in the form. Another visitor's, or one past keeping, is left out.
+ */
+export async function findKeptUploadsAction(ids: unknown): Promise<UploadView[]> {
+  const parsed = z.array(z.string().regex(UPLOAD_ID_PATTERN)).max(20).safeParse(ids);
+  if (!parsed.success || parsed.data.length === 0) return [];
+  const viewer = await getViewer();
+  if (!viewer) return [];
+  return (await findUploads({ ids: parsed.data, ownerId: viewer.id })).map(toUploadView);
 }
 
 const CONTINUED: Record<ResultTake, string> = {

@@ -1,15 +1,17 @@
 "use client";
 // The prompt form: model picker, the chosen model's fields (media fields
 // upload their files: media-field.tsx), the cost estimate, and the answer
-// (field errors beside fields, refusals as a message).
+// (field errors beside fields until they are edited, refusals as a message;
+// focus on the first field to fix).
 import { useActionState, useEffect, useRef, useState, startTransition } from "react";
 import { submitGenerationAction, type SubmitState } from "@/app/actions";
 import { formatCostEstimate, KIND_LABELS, priceLabel, type FieldSpec, type MediaFieldSpec, type ModelSpec } from "@/lib/models/catalog";
 import { mutate } from "swr";
-import { MediaField } from "./media-field";
-import { fieldValue, finishRemix, useRemixRequest } from "./remix";
+import { FrameShapeWarning } from "./frame-shapes";
+import { MediaField, type Uploaded } from "./media-field";
 import { addSubmission, settleSubmission } from "./submissions";
 import { SPEND_KEY } from "./client-data";
+import { useRemix, type RemixNotes } from "./use-remix";
 
 const initialState: SubmitState = { status: "idle" };
 const PROMPT_FIELD_ID = "field-prompt";
@@ -25,8 +27,21 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
   const submission = useRef<{ key: string; answered: SubmitState; prompt?: string } | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const modelRef = useRef<HTMLSelectElement>(null);
+  const submitRef = useRef<HTMLButtonElement>(null);
   const model = models.find((m) => m.id === modelId) ?? models[0]!;
-  const remix = useRemix({ models, modelId, setModelId, setDuration, formRef });
+  // What each media field submits, by model and field (the frames' shapes are compared).
+  const [uploads, setUploads] = useState<Record<string, Uploaded[]>>({});
+  const [remixNotes, setRemixNotes] = useState<RemixNotes | null>(null);
+  const remix = useRemix({ models, modelId, setModelId, setDuration, setNotes: setRemixNotes, formRef, focusId: PROMPT_FIELD_ID });
+  // Fields edited since the answer: their errors leave ("all" after a change of model, whose fields are others).
+  const [edited, setEdited] = useState<{ answer: SubmitState; fields: "all" | readonly string[] }>({ answer: initialState, fields: [] });
+  const editedFields = edited.answer === state ? edited.fields : [];
+  const markEdited = (field: string | "all") =>
+    setEdited((e) => {
+      const before = e.answer === state ? e.fields : [];
+      if (before === "all" || before.includes(field)) return e.answer === state ? e : { answer: state, fields: before };
+      return { answer: state, fields: field === "all" ? "all" : [...before, field] };
+    });
 
   useEffect(() => {
     // A form's reset puts each select back on its default option. The chosen
@@ -44,10 +59,18 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
     settleSubmission(submission.current.key, state.generation);
     const form = formRef.current;
     if (state.status === "success" && form && new FormData(form).get("input.prompt") === submission.current.prompt) form.reset();
+    // A refusal: focus goes to the first field to fix (its error is read with it), else back to the button.
+    if (state.status === "error" && form) (form.querySelector<HTMLElement>('[aria-invalid="true"]') ?? submitRef.current)?.focus();
     void mutate(SPEND_KEY); // the header's spend includes what was just submitted
   }, [state]);
 
-  const errors = state.fieldErrors ?? {};
+  const errors = Object.fromEntries(Object.entries(state.fieldErrors ?? {}).filter(([field]) => editedFields !== "all" && !editedFields.includes(field)));
+  // "Check the highlighted fields" leaves with the last highlighted field; nothing is said while a submission is on its way.
+  const allFixed = state.fieldErrors !== undefined && Object.keys(state.fieldErrors).length > 0 && Object.keys(errors).length === 0;
+  const message = isPending || allFixed ? "" : state.message;
+  const notes = remixNotes?.model === model.id ? remixNotes.notes : {};
+  const uploadsOf = (field: string) => uploads[`${model.id}:${field}`];
+  const frames = model.kind === "first-last-frame" ? model.fields.filter((f) => f.type === "image") : [];
   return (
     <form
       ref={formRef}
@@ -65,7 +88,14 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
         if (typeof prompt === "string" && prompt.trim()) addSubmission(submission.current.key, { model: modelId, prompt: prompt.trim() });
         startTransition(() => formAction(data));
       }}
-      onReset={() => setDuration(undefined)}
+      onInput={(event) => {
+        const name = (event.target as Partial<HTMLInputElement>).name;
+        if (name?.startsWith("input.")) markEdited(name.slice("input.".length));
+      }}
+      onReset={() => {
+        setDuration(undefined);
+        setRemixNotes(null);
+      }}
       className="space-y-4 rounded-2xl bg-white p-4 shadow-sm ring-1 ring-zinc-200 sm:p-6 dark:bg-zinc-900 dark:ring-zinc-800"
       noValidate
     >
@@ -78,9 +108,13 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
           id="model"
           name="model"
           value={modelId}
-          onChange={(e) => setModelId(e.target.value)}
+          onChange={(e) => {
+            setModelId(e.target.value);
+            markEdited("all");
+          }}
+          aria-invalid={errors.model ? true : undefined}
           className="mt-1 block w-full rounded-lg border border-zinc-300 bg-white px-3 py-2 text-sm focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-brand-600 dark:border-zinc-700 dark:bg-zinc-950"
-          aria-describedby="model-help"
+          aria-describedby={errors.model ? "model-help model-error" : "model-help"}
         >
           {models.map((m) => (
             <option key={m.id} value={m.id}>
@@ -96,7 +130,21 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
 
       {model.fields.map((field) =>
         field.type === "image" || field.type === "video-list" ? (
-          <MediaField key={`${model.id}:${field.name}`} field={field} modelId={model.id} modelLabel={model.label} errors={errors[field.name]} />
+          <div key={`${model.id}:${field.name}`} className="space-y-2">
+            <MediaField
+              field={field}
+              modelId={model.id}
+              modelLabel={model.label}
+              errors={errors[field.name]}
+              note={notes[field.name]}
+              onChange={(files, added) => {
+                setUploads((all) => ({ ...all, [`${model.id}:${field.name}`]: files }));
+                markEdited(field.name);
+                if (added && notes[field.name]) setRemixNotes((r) => r && { ...r, notes: Object.fromEntries(Object.entries(r.notes).filter(([name]) => name !== field.name)) });
+              }}
+            />
+            {frames.length === 2 && field === frames[1] ? <FrameShapeWarning first={uploadsOf(frames[0]!.name)?.[0]} last={uploadsOf(field.name)?.[0]} /> : null}
+          </div>
         ) : (
           <Field
             key={field.name === "prompt" ? "prompt" : `${model.id}:${field.name}`}
@@ -113,6 +161,7 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
           <span className="text-zinc-500 dark:text-zinc-400"> · charged only on success</span>
         </p>
         <button
+          ref={submitRef}
           type="submit"
           disabled={isPending}
           className="rounded-lg bg-brand-600 px-4 py-2 text-sm font-semibold text-white shadow-sm hover:bg-brand-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 disabled:opacity-60"
@@ -125,7 +174,7 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
         aria-live="polite"
         className={state.status === "error" ? "text-sm font-medium text-red-700 dark:text-red-400" : "text-sm text-emerald-700 dark:text-emerald-400"}
       >
-        {state.message}
+        {message}
       </p>
     </form>
   );
@@ -212,55 +261,6 @@ function FieldErrors({ id, messages }: { id: string; messages?: string[] }) {
       {messages.join(" ")}
     </p>
   );
-}
-
-/**
- * Fills the form from a gallery card's "Remix": its model first (the fields
- * follow the model), then, once they are rendered, each field's value.
- */
-function useRemix({
-  models,
-  modelId,
-  setModelId,
-  setDuration,
-  formRef,
-}: {
-  models: readonly ModelSpec[];
-  modelId: string;
-  setModelId: (id: string) => void;
-  setDuration: (value: number | undefined) => void;
-  formRef: React.RefObject<HTMLFormElement | null>;
-}) {
-  const remix = useRemixRequest();
-  const [filled, setFilled] = useState<number | null>(null);
-  useEffect(() => {
-    if (!remix || remix.at === filled) return;
-    if (models.some((m) => m.id === remix.model)) setModelId(remix.model);
-  }, [remix, filled, models, setModelId]);
-  useEffect(() => {
-    const form = formRef.current;
-    if (!remix || remix.at === filled || !form) return;
-    // The model's fields render after setModelId: fill them once they are the right ones.
-    if (remix.model !== modelId && models.some((m) => m.id === remix.model)) return;
-    const frame = requestAnimationFrame(() => {
-      const values: Record<string, unknown> = { ...remix.input, prompt: remix.prompt };
-      for (const element of Array.from(form.elements)) {
-        if (!(element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement || element instanceof HTMLSelectElement)) continue;
-        if (!element.name.startsWith("input.")) continue;
-        const value = values[element.name.slice("input.".length)];
-        if (value !== undefined) element.value = fieldValue(value);
-      }
-      const duration = Number(values.duration);
-      setDuration(Number.isFinite(duration) && values.duration !== undefined ? duration : undefined);
-      setFilled(remix.at);
-      finishRemix(remix.at);
-      const prompt = document.getElementById(PROMPT_FIELD_ID);
-      prompt?.focus();
-      prompt?.scrollIntoView({ block: "center", behavior: "smooth" });
-    });
-    return () => cancelAnimationFrame(frame);
-  }, [remix, filled, formRef, setDuration, modelId, models]);
-  return remix;
 }
 
 /** Puts an example prompt in the form (the empty gallery offers a few) and moves focus there. */

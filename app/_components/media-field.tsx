@@ -8,13 +8,13 @@
 // form submits the upload ids, in a hidden input named like the field ("From
 // my gallery" adds one made from a stored result); until
 // then they are kept in the tab's session, so a reload does not lose them.
-import { useEffect, useId, useRef, useState } from "react";
+import { useEffect, useEffectEvent, useId, useRef, useState } from "react";
 import type { MediaFieldSpec } from "@/lib/models/catalog";
 import { GalleryPicker } from "./gallery-picker";
 import { readSavedUploads, saveUploads, uploadSessionKey, watchSavedUploads, type SavedUpload } from "./upload-session";
 import { describeLimits, FORMAT_CONTENT_TYPE, formatBytes, formatSeconds, isVideoLimits, mediaProblems, type MediaFormat } from "@/lib/models/media-limits";
 
-type Uploaded = { id: string; width: number; height: number; durationSeconds: number | null; fps: number | null; size: number };
+export type Uploaded = SavedUpload["upload"];
 type Item = {
   key: string;
   name: string;
@@ -24,6 +24,8 @@ type Item = {
   progress: number;
   error?: string;
   upload?: Uploaded;
+  /** Used by a generation already (a remix put it back): removing it here leaves the file to that generation. */
+  used?: boolean;
   abort?: () => void;
 };
 
@@ -35,7 +37,23 @@ type UploadStart =
 
 const FORMAT_OF: Record<string, MediaFormat> = Object.fromEntries(Object.entries(FORMAT_CONTENT_TYPE).map(([format, type]) => [type, format as MediaFormat]));
 
-export function MediaField({ field, modelId, modelLabel, errors }: { field: MediaFieldSpec; modelId: string; modelLabel: string; errors?: string[] }) {
+export function MediaField({
+  field,
+  modelId,
+  modelLabel,
+  errors,
+  note,
+  onChange,
+}: {
+  field: MediaFieldSpec;
+  modelId: string;
+  modelLabel: string;
+  errors?: string[];
+  /** A word about this field from elsewhere (a remix whose file must be added again). */
+  note?: string;
+  /** The uploaded files the field now submits, each time they change; `added`: one of them is new (not a remix's). */
+  onChange?: (uploads: Uploaded[], added: boolean) => void;
+}) {
   const [items, setItems] = useState<Item[]>([]);
   const [dragging, setDragging] = useState(false);
   const [announcement, setAnnouncement] = useState("");
@@ -70,8 +88,21 @@ export function MediaField({ field, modelId, modelLabel, errors }: { field: Medi
     };
   }, [storageKey, baseId]);
   useEffect(() => {
-    if (restored.current) saveUploads(storageKey, items.filter((item) => item.status === "done").map(({ name, video, upload }) => ({ name, video, upload: upload! })));
+    if (restored.current) saveUploads(storageKey, items.filter((item) => item.status === "done").map(({ name, video, upload, used }) => ({ name, video, upload: upload!, used })));
   }, [items, storageKey]);
+
+  // The form hears of each change of what the field submits (to clear its error, to compare frames).
+  const done = items.filter((item) => item.status === "done").map((item) => item.upload!);
+  const doneKey = done.map((upload) => upload.id).join("\n");
+  const reported = useRef("");
+  const report = useEffectEvent((uploads: Uploaded[]) => onChange?.(uploads, items.some((item) => item.status === "done" && !item.used)));
+  useEffect(() => {
+    if (doneKey === reported.current) return;
+    reported.current = doneKey;
+    report(done);
+    // `done` is read for the ids `doneKey` names.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [doneKey]);
 
   // The form's reset (after a successful submission) empties the field too.
   useEffect(() => {
@@ -201,14 +232,15 @@ export function MediaField({ field, modelId, modelLabel, errors }: { field: Medi
     if (item.previewUrl.startsWith("blob:")) URL.revokeObjectURL(item.previewUrl);
     setItems((all) => all.filter((i) => i.key !== item.key));
     // An upload no generation used goes at once rather than after the unused-upload delay.
-    if (item.upload) void fetch(`/api/uploads/${item.upload.id}`, { method: "DELETE" }).catch(() => undefined);
+    if (item.upload && !item.used) void fetch(`/api/uploads/${item.upload.id}`, { method: "DELETE" }).catch(() => undefined);
     setAnnouncement(`${item.name} removed.`);
     inputRef.current?.focus();
   }
 
-  const ids = items.filter((i) => i.status === "done").map((i) => i.upload!.id);
+  const ids = done.map((upload) => upload.id);
   const full = items.filter((i) => i.status !== "error").length >= maxItems && maxItems > 1;
-  const describedBy = [helpId, errors?.length ? errorId : ""].filter(Boolean).join(" ");
+  const noteId = `${id}-note`;
+  const describedBy = [helpId, note ? noteId : "", errors?.length ? errorId : ""].filter(Boolean).join(" ");
   return (
     <div>
       <span id={`${id}-label`} className="block text-sm font-medium">
@@ -303,6 +335,10 @@ export function MediaField({ field, modelId, modelLabel, errors }: { field: Medi
       <p id={helpId} className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">
         {describeLimits(field.limits)}
         {maxItems > 1 ? ` · up to ${maxItems}` : ""}
+      </p>
+      {/* In the page before the note appears, so that a screen reader hears it. */}
+      <p id={noteId} aria-live="polite" className={note ? "mt-1 text-sm text-amber-800 dark:text-amber-300" : "sr-only"} data-testid="media-note">
+        {note}
       </p>
       {errors?.length ? (
         <p id={errorId} className="mt-1 text-sm text-red-700 dark:text-red-400">

@@ -7,6 +7,8 @@ export type SavedUpload = {
   name: string;
   video: boolean;
   upload: { id: string; width: number; height: number; durationSeconds: number | null; fps: number | null; size: number };
+  /** A generation uses it already (a remix put it back): it is not deleted when removed from the form. */
+  used?: boolean;
 };
 
 const EVENT = "framehook:uploads";
