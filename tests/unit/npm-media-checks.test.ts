@@ -104,6 +104,14 @@ function ffprobe(file: string) {
   };
 }
 
+/** A digest of every decoded video frame: the same pictures in the same order, whatever the container. */
+const frameDigests = (file: string) =>
+  execFileSync("ffmpeg", ["-nostdin", "-v", "error", "-i", file, "-map", "0:v:0", "-f", "framemd5", "-"])
+    .toString()
+    .split("\n")
+    .filter((line) => line && !line.startsWith("#"))
+    .map((line) => line.split(",").pop()!.trim());
+
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-npm-media-"));
 });
@@ -247,6 +255,8 @@ describe.skipIf(!hasFfmpeg)("clips, with mediabunny on a worker thread", () => {
       ["audio", "aac"],
     ]);
     expect(out.streams[0]?.nb_frames).toBe("48");
+    // Copied, not re-encoded: every frame decodes to the same picture.
+    expect(frameDigests(verdict.output)).toEqual(frameDigests(input));
     const written = fs.readFileSync(verdict.output);
     expect(written.indexOf("moov")).toBeLessThan(written.indexOf("mdat"));
     expect(written.includes("51.5N")).toBe(false);
@@ -262,10 +272,14 @@ describe.skipIf(!hasFfmpeg)("clips, with mediabunny on a worker thread", () => {
   });
 
   test("a VP9 WebM with Opus sound", async () => {
-    const verdict = await checkOnNpmPath(ffmpegClip("webm", [...testsrc("320x240", 1), ...tone(1), "-c:v", "libvpx-vp9", "-deadline", "realtime", "-c:a", "libopus"]));
+    const clip = ffmpegClip("webm", [...testsrc("320x240", 1), ...tone(1), "-c:v", "libvpx-vp9", "-deadline", "realtime", "-c:a", "libopus"]);
+    const input = tmp("webm");
+    fs.writeFileSync(input, clip);
+    const verdict = await checkOnNpmPath(clip);
     expect(verdict).toMatchObject({ status: 200, format: "webm", width: 320, height: 240 });
     if (!("output" in verdict)) return;
     expect(ffprobe(verdict.output).streams.map((s) => s.codec_name)).toEqual(["vp9", "opus"]);
+    expect(frameDigests(verdict.output)).toEqual(frameDigests(input));
   });
 
   test("a phone's portrait clip keeps its rotation", async () => {
