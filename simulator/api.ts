@@ -59,7 +59,7 @@ async function submit(state: SimulatorState, req: http.IncomingMessage): Promise
   const request = validateGenerateRequest(await readJson(req));
   if (isInvalid(request)) return errorReply(request.status, request.code, request.message, request.field ? { field: request.field } : {});
   const scenario = state.scenarios.take(String(request.input.prompt));
-  await delay(req, scenario?.latencyMs ?? 0);
+  await delay(req, (scenario?.latencyMs ?? 0) + (scenario?.submitLatencyMs ?? 0));
   if (scenario?.submitDrop === "before") return cut(req);
   if (scenario?.submitStatus) return refusal(scenario.submitStatus, scenario.retryAfterSeconds);
   const result = state.gateway.submit({ ...request, scenario });

@@ -27,6 +27,8 @@ export const scenarioSchema = z.strictObject({
   statusStatus: z.number().int().min(400).max(599).optional(),
   /** Added latency before answering any call about the task, in ms. */
   latencyMs: z.number().min(0).max(120_000).optional(),
+  /** Added latency before the submit creates the task and answers, in ms; its status calls stay quick (a client that gave up still sees the task start). */
+  submitLatencyMs: z.number().min(0).max(120_000).optional(),
   /** Result URL lifetime for this task's results instead of SIMULATOR_RESULT_TTL_MS. */
   resultTtlMs: z.number().min(0).optional(),
   /** How this task's result downloads behave (slow, failing, cut short, redirected, large). */

@@ -13,6 +13,7 @@ import type { DeliveryOutcome } from "@/lib/generated/prisma/client";
 import { applyTaskSnapshot, applyTaskSnapshotIfHeld } from "./apply-task-snapshot";
 import { verifyCallbackToken } from "./callback-token";
 import { recordDelivery } from "./delivery-log";
+import { ADOPTABLE_SUBMIT_FAILURES } from "./submit-failure";
 import { updateGenerationIf } from "./store";
 
 /** Gateways send JSON, sometimes labelled text/plain or not at all; anything else is refused. */
@@ -92,7 +93,6 @@ export async function receiveCallback({
  * been stored yet. Refusals (402, 422, 401, 5xx answers, a connection refused
  * before sending) are final: no task can exist, so nothing may claim them.
  */
-export const ADOPTABLE_SUBMIT_FAILURES = ["submit_timeout", "submit_no_answer", "submit_bad_response", "submit_interrupted"];
 const mayAdopt = (g: { state: string; errorCode: string | null }) =>
   g.state === "SUBMITTING" || (g.state === "SUBMIT_FAILED" && ADOPTABLE_SUBMIT_FAILURES.includes(g.errorCode ?? ""));
 

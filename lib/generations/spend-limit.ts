@@ -2,7 +2,10 @@
 // per client address for anonymous visitors (SPEND_LIMIT_ADDRESS_CREDITS: a
 // visitor who drops their cookie is a new owner, never a new address), and
 // for everyone together (SPEND_LIMIT_TOTAL_CREDITS). What counts is the
-// estimate of everything in flight plus what succeeded in the current window;
+// estimate of everything in flight plus what succeeded in the current window,
+// and the estimate of a submission the gateway may be running unannounced
+// (its answer never came: it counts until a callback claims it, or for the
+// window it failed in, since nothing can prove such a task absent);
 // the generation store inserts a new generation only if every cap's total
 // stays within it, checked inside its transaction, so concurrent submits
 // cannot overshoot (only a task that costs more than its estimate can).
@@ -12,6 +15,7 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { DEFAULT_DURATION_SECONDS, type ModelSpec } from "@/lib/models/catalog";
+import { ADOPTABLE_SUBMIT_FAILURES } from "./submit-failure";
 
 /**
  * Credits per output second assumed for "pay-per-use" models, whose rate the
@@ -47,14 +51,27 @@ type Reader = Pick<typeof prisma, "generation">;
 type Transaction = Parameters<Extract<Parameters<typeof prisma.$transaction>[0], (tx: never) => unknown>>[0];
 
 /**
- * Credits the scope has in flight (estimates) plus what succeeded since `since` (charged, or the estimate if unreported).
- * One statement, so one snapshot: a task that finishes while this reads counts once, in flight or charged, never as both.
+ * Credits the scope has in flight (estimates) plus what succeeded since `since` (charged, or the estimate if unreported),
+ * plus the estimates of submissions since `since` whose answer never came (the gateway may be running them).
+ * One statement, so one snapshot: a task that finishes while this reads counts once, in flight or charged, never as both;
+ * so does an unanswered submission that a callback claims (it becomes PENDING).
  * Grouped by charge, so that an unreported one (null) adds its estimate; there are as many groups as distinct charges.
  */
 async function usedCredits(db: Reader, scope: Prisma.GenerationWhereInput, since: Date): Promise<number> {
   const groups = await db.generation.groupBy({
     by: ["state", "creditsConsumed"],
-    where: { AND: [scope, { OR: [{ state: { in: ["SUBMITTING", "PENDING"] } }, { state: "SUCCESS", completedAt: { gte: since } }] }] },
+    where: {
+      AND: [
+        scope,
+        {
+          OR: [
+            { state: { in: ["SUBMITTING", "PENDING"] } },
+            { state: "SUCCESS", completedAt: { gte: since } },
+            { state: "SUBMIT_FAILED", errorCode: { in: ADOPTABLE_SUBMIT_FAILURES }, completedAt: { gte: since } },
+          ],
+        },
+      ],
+    },
     _sum: { costEstimate: true, creditsConsumed: true },
   });
   const total = groups.reduce(
@@ -133,7 +150,7 @@ export function spendLimitCheck({
 const resetsAt = (end: Date) => `${end.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 const windowWords = () => WINDOW_WORDS[env.SPEND_LIMIT_WINDOW];
 const NOTHING_SENT = "Nothing was sent to the gateway.";
-const IN_FLIGHT = "Generations still in progress count at their estimate until they finish.";
+const IN_FLIGHT = "Generations still in progress count at their estimate until they finish, and so do submissions the gateway did not answer.";
 
 function ownerLimitError(used: number, limit: number, end: Date): AppError {
   return new AppError(

@@ -47,10 +47,19 @@ export function describeSubmitFailure(error: GatewayError, { followable }: { fol
 }
 
 /**
+ * The stored codes of submissions the gateway may have started anyway (the
+ * request was sent, the answer never came or made no sense, or the app died
+ * waiting): a callback for such a task may still claim the generation
+ * (receive-callback.ts), and the spending caps count it at its estimate
+ * (spend-limit.ts). Refusals the gateway answered are final.
+ */
+export const ADOPTABLE_SUBMIT_FAILURES = ["submit_timeout", "submit_no_answer", "submit_bad_response", "submit_interrupted"];
+
+/**
  * `submit_<kind>`, with a connection refused (never sent: `submit_unreachable`)
  * told apart from one cut after sending (`submit_no_answer`): only the latter,
  * a timeout, a garbled answer or a crash may have started a task
- * (ADOPTABLE_SUBMIT_FAILURES in receive-callback.ts).
+ * (ADOPTABLE_SUBMIT_FAILURES).
  */
 export function storedCode(error: GatewayError): string {
   if (error.kind !== "unavailable") return `submit_${error.kind}`;

@@ -149,3 +149,48 @@ describe("spending cap", () => {
     expect(await gatewaySubmits(marker)).toBe(7);
   });
 });
+
+describe("a submission the gateway did not answer", () => {
+  // The simulator takes longer than GATEWAY_TIMEOUT_MS (2 s here) to answer, then starts the task all the same.
+  const LATE_MS = 3_000;
+
+  test("counts at its estimate while the gateway may be running it: the cap holds one fewer", async () => {
+    const marker = uniqueMarker("cap-timeout");
+    const visitor = app.visitor();
+    await app.simulator.scenario({ match: `${marker}-late`, submitLatencyMs: LATE_MS, pendingMs: 600_000, callback: { mode: "drop" } });
+    const late = await submit(visitor, `fjord ${marker}-late`);
+    expect(late.status).toBe(503);
+    const ownerId = await visitor.ownerId();
+    expect(await prisma.generation.findFirstOrThrow({ where: { ownerId } })).toMatchObject({ state: "SUBMIT_FAILED", errorCode: "submit_timeout", creditsConsumed: 0 });
+    // The gateway did start it, unannounced (no callback will come).
+    await waitFor(async () => (await app.simulator.tasks(`${marker}-late`)).length === 1);
+    expect(await spendOf(visitor)).toMatchObject({ used: ESTIMATE });
+
+    await app.simulator.scenario({ match: `${marker}-more`, pendingMs: 600_000, callback: { mode: "drop" } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) statuses.push((await submit(visitor, `fjord ${i} ${marker}-more`)).status);
+    expect(statuses).toEqual([201, 201, 201, 201, 201, 201, 429]);
+    expect(await spendOf(visitor)).toMatchObject({ used: Math.round(7 * ESTIMATE * 10_000) / 10_000 });
+    expect(await gatewaySubmits(`${marker}-more`)).toBe(6);
+  });
+
+  test("once its callback claims it, it counts once, at what it was charged", async () => {
+    const marker = uniqueMarker("cap-adopted");
+    const visitor = app.visitor();
+    await app.simulator.scenario({ match: marker, submitLatencyMs: LATE_MS, pendingMs: 300 });
+    const late = await submit(visitor, `delta ${marker}`);
+    expect(late.status).toBe(503);
+    const ownerId = await visitor.ownerId();
+    await waitFor(async () => (await prisma.generation.findFirstOrThrow({ where: { ownerId } })).state === "SUCCESS");
+    expect(await spendOf(visitor)).toMatchObject({ used: ESTIMATE });
+  });
+
+  test("a refusal the gateway answered counts nothing: no task can exist", async () => {
+    const marker = uniqueMarker("cap-refused");
+    const visitor = app.visitor();
+    await app.simulator.scenario({ match: marker, submitStatus: 402 });
+    expect((await submit(visitor, `moor ${marker}`)).status).toBe(402);
+    expect(await prisma.generation.findFirstOrThrow({ where: { ownerId: await visitor.ownerId() } })).toMatchObject({ state: "SUBMIT_FAILED", errorCode: "submit_insufficient_credits" });
+    expect(await spendOf(visitor)).toMatchObject({ used: 0 });
+  });
+});

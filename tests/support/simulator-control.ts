@@ -14,6 +14,8 @@ export type Scenario = {
   retryAfterSeconds?: number;
   statusStatus?: number;
   latencyMs?: number;
+  /** Latency of the submit alone: the task starts once it has passed, whether or not the client still waits. */
+  submitLatencyMs?: number;
   /** Result URL lifetime for this scenario's tasks, instead of SIMULATOR_RESULT_TTL_MS. */
   resultTtlMs?: number;
   /** Result downloads: see simulator/README.md, "Scenarios". */
