@@ -201,6 +201,15 @@ describe("hostile files are refused on the npm path as they are today", () => {
     expect("message" in verdict && verdict.message).toMatch(message);
   });
 
+  test("an HLS playlist handed to the worker past the sniff is not a readable container", async () => {
+    const file = tmp("mp4");
+    fs.writeFileSync(file, `#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\n${path.resolve("simulator/media/sample-1.mp4")}\n#EXT-X-ENDLIST\n`);
+    for (const format of ["mp4", "mov", "webm"] as const) {
+      expect(await probeVideoContainer({ file, format })).toMatchObject({ ok: false, reason: "unreadable" });
+      expect(await remuxVideoContainer({ input: file, output: tmp(format), format })).toMatchObject({ ok: false, reason: "unreadable" });
+    }
+  });
+
   test("an HLS playlist behind an MP4 file type box is not read as a playlist by the worker", async () => {
     // Past the sniff (ftyp at byte 4), mediabunny is asked for MP4 alone: it never follows the playlist.
     const file = tmp("mp4");
