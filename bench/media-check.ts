@@ -1,6 +1,6 @@
 // An upload's check and rewrite, timed on the two paths in the same run: the
 // npm path (sharp for a 12 MP JPEG; mediabunny on a worker thread for a 5 s
-// 1080p H.264 clip with sound) against today's FFmpeg path (the header read +
+// 1080p H.264 clip with sound, and a 69 MB one near the upload limit) against today's FFmpeg path (the header read +
 // `ffmpeg` re-encode; `ffprobe` + `ffmpeg` remux). Median and range of 5 runs
 // each, the paths taken in turn; the first npm video call (which starts its
 // worker) is reported apart. While each path runs, the delay of this thread's
@@ -32,6 +32,8 @@ const file = (name: string) => path.join(dir, name);
 const ffmpeg = (args: string[]) => execFileSync("ffmpeg", ["-nostdin", "-v", "error", "-y", ...args], { stdio: ["ignore", "ignore", "inherit"] });
 
 if (!process.env.MEDIA_CHECK_DIR) ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30", "-f", "lavfi", "-i", "sine=frequency=440", "-t", "5", "-c:v", "libx264", "-preset", "veryfast", "-b:v", "4M", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", "-movflags", "+faststart", file("clip.mp4")]);
+// Near a reference video's 100 MB limit: 30 s of 720p at 25 Mbit/s with sound (about 69 MB).
+if (!process.env.MEDIA_CHECK_DIR) ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30", "-f", "lavfi", "-i", "sine", "-t", "30", "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "25M", "-maxrate", "25M", "-bufsize", "5M", "-pix_fmt", "yuv420p", "-c:a", "aac", "-movflags", "+faststart", file("big.mp4")]);
 if (!process.env.MEDIA_CHECK_DIR) ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=4000x3000:rate=1", "-frames:v", "1", "-q:v", "3", file("photo.jpg")]);
 
 type Sample = { ms: number; appPeakMb: number; ffmpegPeakMb: number; loopMaxMs: number };
@@ -73,11 +75,19 @@ const paths: Record<string, () => Promise<unknown>> = {
     const probe = await probeVideoContainer({ file: file("clip.mp4"), format: "mp4" });
     return probe.ok ? remuxVideoContainer({ input: file("clip.mp4"), output: file("npm.mp4"), format: "mp4" }) : probe;
   },
+  "69 MB 720p clip · npm probe + remux": async () => {
+    const probe = await probeVideoContainer({ file: file("big.mp4"), format: "mp4" });
+    return probe.ok ? remuxVideoContainer({ input: file("big.mp4"), output: file("npm-big.mp4"), format: "mp4" }) : probe;
+  },
   "1080p clip · ffprobe": () => probeVideo({ file: file("clip.mp4") }),
   "1080p clip · ffmpeg remux": () => rewriteMedia({ input: file("clip.mp4"), output: file("ffmpeg.mp4"), format: "mp4", maxPixels: MAX_PIXELS }),
   "1080p clip · ffprobe + ffmpeg remux": async () => {
     const probe = await probeVideo({ file: file("clip.mp4") });
     return probe ? rewriteMedia({ input: file("clip.mp4"), output: file("ffmpeg.mp4"), format: "mp4", maxPixels: MAX_PIXELS }) : null;
+  },
+  "69 MB 720p clip · ffprobe + ffmpeg remux": async () => {
+    const probe = await probeVideo({ file: file("big.mp4") });
+    return probe ? rewriteMedia({ input: file("big.mp4"), output: file("ffmpeg-big.mp4"), format: "mp4", maxPixels: MAX_PIXELS }) : null;
   },
 };
 
@@ -116,7 +126,7 @@ console.log(`\nApp RSS after: ${fmt(memoryOf(process.pid).app / 2 ** 20)} MB (on
 
 console.log("| path, 5 runs in a fresh process | app RSS before MB | app RSS peak MB | FFmpeg RSS peak MB |");
 console.log("|---|---:|---:|---:|");
-for (const name of ["12 MP JPEG · npm (sharp)", "12 MP JPEG · FFmpeg", "1080p clip · npm probe + remux", "1080p clip · ffprobe + ffmpeg remux"]) {
+for (const name of ["12 MP JPEG · npm (sharp)", "12 MP JPEG · FFmpeg", "1080p clip · npm probe + remux", "1080p clip · ffprobe + ffmpeg remux", "69 MB 720p clip · npm probe + remux", "69 MB 720p clip · ffprobe + ffmpeg remux"]) {
   const child = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!], { env: { ...process.env, MEDIA_CHECK_ONLY: name, MEDIA_CHECK_DIR: dir }, encoding: "utf8" });
   const line = child.stdout.trim().split("\n").pop() ?? "";
   try {
