@@ -17,8 +17,10 @@ const nextConfig: NextConfig = {
     proxyClientMaxBodySize: "1mb",
   },
   logging: {
-    // `next dev` logs each request's URL, and a callback's URL holds its token.
-    incomingRequests: { ignore: [/^\/api\/webhooks\/gateway\b/] },
+    // `next dev` logs each request's URL: a callback's holds its token, and an
+    // input link's its signature (the gateway's fetch, valid for a day). Any
+    // other URL that carries a signature is left out too.
+    incomingRequests: { ignore: [/^\/api\/webhooks\/gateway\b/, /^\/api\/inputs\//, /[?&](sig|signature|token)=/i] },
   },
 };
 
