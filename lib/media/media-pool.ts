@@ -1,7 +1,10 @@
 // The one pool of media work per instance: at most `concurrency` tasks (each
 // an FFmpeg process) at once, the rest waiting in a bounded queue for a
 // bounded time. A full queue or a wait past its deadline is "busy": the
-// caller is asked to come back, and nothing is said about its file.
+// caller is asked to come back, and nothing is said about its file. Every
+// piece of media work (FFmpeg, or a library decoding an upload) takes a slot
+// of mediaPool() first.
+import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 
 /** Seconds a client is asked to wait when media work is busy: about what a queue of uploads takes to drain. */
@@ -76,4 +79,14 @@ export function createMediaPool({ concurrency, maxQueued, queueTimeoutMs }: Medi
     },
     stats: () => ({ running, queued: queue.length, peakRunning }),
   };
+}
+
+/** The instance's one media pool (kept on globalThis: every bundle that loads this module shares it). */
+export function mediaPool(): MediaPool {
+  const holder = globalThis as { framehookMediaPool?: MediaPool };
+  return (holder.framehookMediaPool ??= createMediaPool({
+    concurrency: env.MEDIA_CONCURRENCY,
+    maxQueued: env.MEDIA_CONCURRENCY * 8,
+    queueTimeoutMs: env.MEDIA_QUEUE_TIMEOUT_MS,
+  }));
 }

@@ -10,9 +10,8 @@
 // the media pool's busy error, never a verdict on the file.
 import "server-only";
 import { execFile } from "node:child_process";
-import { env } from "@/lib/env";
 import { isVideoFormat, type MediaFormat } from "@/lib/models/media-limits";
-import { createMediaPool, mediaBusy, type MediaPool } from "./media-pool";
+import { mediaBusy, mediaPool } from "./media-pool";
 import { readHead, sniffFormat } from "./sniff";
 
 export type MediaProbe = { width: number; height: number; durationSeconds: number | null; codec: string };
@@ -204,12 +203,6 @@ export async function toolchainVersion(): Promise<string | null> {
     if (error instanceof ToolchainMissingError) return null;
     throw error;
   }
-}
-
-/** The instance's one media pool (kept on globalThis: every bundle that loads this module shares it). */
-export function mediaPool(): MediaPool {
-  const holder = globalThis as { framehookMediaPool?: MediaPool };
-  return (holder.framehookMediaPool ??= createMediaPool({ concurrency: env.MEDIA_CONCURRENCY, maxQueued: env.MEDIA_CONCURRENCY * 8, queueTimeoutMs: env.MEDIA_QUEUE_TIMEOUT_MS }));
 }
 
 /**
