@@ -3,10 +3,14 @@
 // 10 MB by default), and Node waits 5 minutes for a slow one, so a route's own
 // size check would come too late: a body declared too large is refused here
 // from its headers, and a body that has not arrived whole within
-// BODY_DEADLINE_MS is cut. Installed by instrumentation.ts; the routes keep
-// their own checks (a chunked body declares no size).
+// BODY_DEADLINE_MS is cut. An upload's limit is its model field's, and with
+// the access gate on, an upload without the password is refused here too
+// (uploads skip proxy.ts, which applies the gate to everything else).
+// Installed by instrumentation.ts; the routes keep their own checks (a chunked
+// body declares no size).
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
-import { MODELS } from "./models/catalog";
+import { findMediaField, findModel, MODELS } from "./models/catalog";
+import { formatBytes } from "./models/media-limits";
 
 /** A gateway callback: a task, with room to spare. */
 export const CALLBACK_MAX_BYTES = 64 * 1024;
@@ -30,6 +34,13 @@ export function bodyLimitFor(pathname: string): number {
   return BODY_MAX_BYTES;
 }
 
+/** The model field an upload's query names (?model=…&field=…), if it names one. */
+export function uploadFieldOf(search: URLSearchParams) {
+  const model = findModel(search.get("model") ?? "");
+  const field = model && findMediaField(model, search.get("field") ?? "");
+  return model && field ? { model, field } : undefined;
+}
+
 const bodyDeadlineFor = (pathname: string) => (pathname === "/api/uploads" ? UPLOAD_DEADLINE_MS : BODY_DEADLINE_MS);
 
 /**
@@ -39,11 +50,19 @@ const bodyDeadlineFor = (pathname: string) => (pathname === "/api/uploads" ? UPL
  */
 export function guardRequestBody(request: IncomingMessage, response: ServerResponse): boolean {
   const declared = Number(request.headers["content-length"]);
-  const pathname = new URL(request.url ?? "/", "http://localhost").pathname;
+  const url = new URL(request.url ?? "/", "http://localhost");
+  const pathname = url.pathname;
   const limit = bodyLimitFor(pathname);
   const deadlineMs = bodyDeadlineFor(pathname);
   if (Number.isFinite(declared) && declared > limit) {
     refuse(response, 413, "payload_too_large", `The body is larger than ${limit} bytes.`);
+    return true;
+  }
+  // An upload over its field's limit: the words and field the route would use.
+  const upload = pathname === "/api/uploads" && request.method === "POST" ? uploadFieldOf(url.searchParams) : undefined;
+  if (upload && Number.isFinite(declared) && declared > upload.field.limits.maxBytes) {
+    const message = `This file is ${formatBytes(declared)}; ${upload.model.label} takes up to ${formatBytes(upload.field.limits.maxBytes)}.`;
+    refuse(response, 413, "payload_too_large", message, { [upload.field.name]: [message] });
     return true;
   }
   if (request.complete) return false;
@@ -56,22 +75,52 @@ export function guardRequestBody(request: IncomingMessage, response: ServerRespo
   return false;
 }
 
-function refuse(response: ServerResponse, status: number, code: string, message: string) {
+function refuse(response: ServerResponse, status: number, code: string, message: string, fields?: Record<string, string[]>, headers: Record<string, string> = {}) {
   // `Connection: close` makes Node end the socket once this is sent, instead of reading the rest.
-  response.writeHead(status, { "Content-Type": "application/json", Connection: "close" });
-  response.end(JSON.stringify({ error: { code, message } }));
+  response.writeHead(status, { ...headers, "Content-Type": "application/json", Connection: "close" });
+  response.end(JSON.stringify({ error: { code, message, ...(fields ? { fields } : {}) } }));
+}
+
+/** Whether an Authorization header passes the access gate (lib/viewer/access-gate.ts), and what a refusal sends. */
+export type AccessGate = { passes: (authorization: string | null) => boolean; headers: () => Record<string, string> };
+
+/**
+ * With the gate loaded, an upload without the password is refused before its
+ * body is read; its request waits for the gate's first load (one module
+ * import), every other request is emitted at once. A gate that cannot load
+ * (say, a bad environment) leaves the refusal to the route.
+ */
+function gateUploads(loadGate: () => Promise<AccessGate>) {
+  let gate: Promise<AccessGate | undefined> | undefined;
+  return (request: IncomingMessage, response: ServerResponse, emit: () => void): boolean => {
+    if (request.method !== "POST" || new URL(request.url ?? "/", "http://localhost").pathname !== "/api/uploads") return false;
+    gate ??= loadGate().catch(() => undefined);
+    void gate.then((loaded) => {
+      if (loaded && !loaded.passes(request.headers.authorization ?? null)) refuse(response, 401, "unauthorized", "Authentication required.", undefined, loaded.headers());
+      else emit();
+    });
+    return true;
+  };
 }
 
 const INSTALLED = Symbol.for("framehook.bodyGuard");
 
-/** Guards every request of every HTTP server in this process; Next offers no hook into its server, so the prototype's emit is wrapped, once. */
-export function installBodyGuard(): void {
+/**
+ * Guards every request of every HTTP server in this process; Next offers no
+ * hook into its server, so the prototype's emit is wrapped, once. `loadGate`:
+ * the access gate, for uploads (loaded on the first upload, not at start-up).
+ */
+export function installBodyGuard({ loadGate }: { loadGate?: () => Promise<AccessGate> } = {}): void {
   const proto = http.Server.prototype as http.Server & { [INSTALLED]?: true };
   if (proto[INSTALLED]) return;
   proto[INSTALLED] = true;
+  const gated = loadGate ? gateUploads(loadGate) : () => false;
   const emit = proto.emit as (this: http.Server, event: string | symbol, ...args: unknown[]) => boolean;
   proto.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]) {
-    if (event === "request" && guardRequestBody(args[0] as IncomingMessage, args[1] as ServerResponse)) return true;
+    if (event !== "request") return emit.call(this, event, ...args);
+    const [request, response] = args as [IncomingMessage, ServerResponse];
+    if (guardRequestBody(request, response)) return true;
+    if (gated(request, response, () => emit.call(this, event, ...args))) return true;
     return emit.call(this, event, ...args);
   } as typeof proto.emit;
 }

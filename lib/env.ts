@@ -73,6 +73,14 @@ const schema = z
     UPLOAD_UNUSED_HOURS: optional(z.coerce.number().min(0.01).max(24 * 30)).default(6),
     UPLOAD_RETENTION_DAYS: optional(z.coerce.number().min(0.01)).default(7),
     UPLOAD_LINK_SECONDS: optional(z.coerce.number().int().min(300).max(7 * 86_400)).default(86_400),
+    // What anonymous visitors from one client address (IPv6: its /64) may keep
+    // together, whatever they do with cookies (default: 3 × UPLOAD_QUOTA_BYTES);
+    // what every upload no submission has used yet may take together; 0: off.
+    UPLOAD_ADDRESS_QUOTA_BYTES: optional(z.coerce.number().int().min(0)),
+    UPLOAD_UNUSED_TOTAL_BYTES: optional(z.coerce.number().int().min(0)).default(10 * 1024 ** 3),
+    // Uploads (and presigned forms) per client address per window; 0 turns the limit off.
+    UPLOAD_RATE_LIMIT: optional(z.coerce.number().int().min(0)).default(30),
+    UPLOAD_RATE_WINDOW_SECONDS: optional(z.coerce.number().int().min(1).max(86_400)).default(60),
     S3_BUCKET: optional(z.string().min(1)),
     S3_REGION: optional(z.string().min(1)).default("auto"),
     S3_ENDPOINT: optional(url),
@@ -137,6 +145,7 @@ const schema = z
       WEBHOOK_SECRET: raw.WEBHOOK_SECRET ?? DEV_WEBHOOK_SECRET,
       CRON_SECRET: raw.CRON_SECRET ?? (devDefaultsAllowed ? DEV_CRON_SECRET : undefined),
       SPEND_LIMIT_ADDRESS_CREDITS: raw.SPEND_LIMIT_ADDRESS_CREDITS ?? raw.SPEND_LIMIT_CREDITS,
+      UPLOAD_ADDRESS_QUOTA_BYTES: raw.UPLOAD_ADDRESS_QUOTA_BYTES ?? 3 * raw.UPLOAD_QUOTA_BYTES,
       MEDIA_LOCAL_DIR: path.resolve(process.cwd(), raw.MEDIA_LOCAL_DIR),
       gatewayIsLocal,
     };

@@ -19,8 +19,11 @@ export const ERROR_STATUS = {
   spend_limit: 429,
   address_spend_limit: 429,
   total_spend_limit: 429,
-  /** An owner's uploads would pass UPLOAD_QUOTA_BYTES. */
+  /** An owner's uploads would pass UPLOAD_QUOTA_BYTES; anonymous uploads from one address, UPLOAD_ADDRESS_QUOTA_BYTES. */
   upload_quota: 413,
+  address_upload_quota: 413,
+  /** Everyone's unused uploads would pass UPLOAD_UNUSED_TOTAL_BYTES: the server takes no more for now. */
+  upload_capacity: 503,
   insufficient_credits: 402,
   gateway_rejected: 502,
   gateway_unavailable: 503,

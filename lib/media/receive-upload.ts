@@ -1,10 +1,12 @@
 // Receiving an upload, read top to bottom: which model field it is for →
-// quota → stream the body to a temporary file, cut at the field's size limit
+// reserve its bytes against the quotas → stream the body to a temporary file,
+// cut at the field's size limit (or, for a body of unknown size, at the room reserved)
 // → sniff the type from the bytes → read the size (images: from the header,
 // before any decoder runs) or the container (videos: ffprobe) → check it all
-// against the model → rewrite it without metadata → store → record. Every
-// refusal is an AppError keyed by the field, the shape the form and the JSON
-// API share; a refused file leaves nothing behind.
+// against the model → rewrite it without metadata → store → record in place
+// of the reservation. Every refusal is an AppError keyed by the field, the
+// shape the form and the JSON API share; a refused file leaves nothing behind
+// and gives its reservation back.
 import "server-only";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
@@ -20,10 +22,11 @@ import { FORMAT_CONTENT_TYPE, FORMAT_LABEL, formatBytes, formatSeconds, isVideoF
 import { markupScanner, readImageSize, sniffFormat, SNIFF_BYTES } from "./sniff";
 import { getMediaStorage } from "./storage";
 import { probeVideo, rewriteMedia } from "./toolchain";
-import { bytesHeldBy, insertUpload, newUploadId, uploadStorageKey, type Upload } from "./upload-store";
+import type { UploadClient } from "./upload-quota";
+import { newUploadId, recordUpload, releaseUploadReservation, reserveUpload, uploadStorageKey, type Upload } from "./upload-store";
 
-/** What is read and dropped past a file's limit so the client can read the refusal; past it, the connection is cut. */
-export const DISCARD_MAX_BYTES = 100 * 1024 * 1024;
+/** What is read and dropped past a file's limit (or of a body refused unread) before the connection is cut. */
+export const DISCARD_MAX_BYTES = 1024 * 1024;
 
 /** A decoder allocates width × height pixels: past this (40 MP, a 160 MB frame) a file is refused unread. */
 export const MAX_DECODE_PIXELS = 40_000_000;
@@ -36,6 +39,7 @@ export async function receiveUpload({
   fieldName,
   body,
   declaredBytes,
+  client = null,
   id = newUploadId(),
 }: {
   ownerId: string;
@@ -44,6 +48,8 @@ export async function receiveUpload({
   body: Readable;
   /** The request's Content-Length, if it sent one. */
   declaredBytes: number | null;
+  /** The client it came from, when a request brought it: an anonymous one counts against its address's quota. */
+  client?: UploadClient | null;
   /** The upload's id, when one was handed out before the bytes came (a presigned post). */
   id?: string;
 }): Promise<UploadView> {
@@ -53,13 +59,20 @@ export async function receiveUpload({
   if (declaredBytes !== null && declaredBytes > limits.maxBytes) {
     throw refuse("payload_too_large", `This file is ${formatBytes(declaredBytes)}; ${model.label} takes up to ${formatBytes(limits.maxBytes)}.`);
   }
-  const held = await bytesHeldBy({ ownerId });
-  if (held >= env.UPLOAD_QUOTA_BYTES) throw refuse("upload_quota", quotaMessage(held));
-
   const storage = await getMediaStorage();
   if (!storage) throw new AppError("storage_unavailable", "Uploads are off on this server (MEDIA_STORAGE=none).");
-  const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), "framehook-upload-"));
+
+  // Room in every quota, taken before a byte is read; given back below unless the upload is recorded.
+  const clientKey = client?.anonymous ? client.key : null;
+  const reserved = await reserveUpload({ id, ownerId, clientKey, bytes: declaredBytes, maxBytes: limits.maxBytes }).catch((error: unknown) => {
+    throw error instanceof AppError ? new AppError(error.code, error.message, { [field.name]: [error.message] }, error.headers) : error;
+  });
+  // A body of unknown size may take what was reserved, and no more.
+  const maxBytes = Math.min(limits.maxBytes, declaredBytes ?? reserved);
+  let recorded = false;
+  let dir: string | undefined;
   try {
+    dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), "framehook-upload-"));
     // 1. The bytes, to disk, never more than the limit, scanned for markup on the way.
     const received = path.join(dir, "received");
     const markup = markupScanner();
@@ -68,22 +81,25 @@ export async function receiveUpload({
     const counter = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         size += chunk.length;
-        // Past the limit nothing more is written: the rest is read and dropped
-        // (up to DISCARD_MAX_BYTES), so the client gets to read the 413.
-        if (size > limits.maxBytes) return done(size > limits.maxBytes + DISCARD_MAX_BYTES ? new TooLarge() : null);
+        // Past the limit nothing more is written: a little more is read and
+        // dropped (up to DISCARD_MAX_BYTES), then the body is cut.
+        if (size > maxBytes) return done(size > maxBytes + DISCARD_MAX_BYTES ? new TooLarge() : null);
         if (head.length < SNIFF_BYTES) head = Buffer.concat([head, chunk.subarray(0, SNIFF_BYTES - head.length)]);
         markup.push(chunk);
         done(null, chunk);
       },
     });
-    const tooLarge = () => refuse("payload_too_large", `This file is over ${formatBytes(limits.maxBytes)}; ${model.label} takes up to ${formatBytes(limits.maxBytes)}.`);
+    const tooLarge = () =>
+      maxBytes < limits.maxBytes
+        ? refuse("upload_quota", `This file is over the ${formatBytes(maxBytes)} left for your uploads; unused ones are deleted after ${env.UPLOAD_UNUSED_HOURS} h.`)
+        : refuse("payload_too_large", `This file is over ${formatBytes(limits.maxBytes)}; ${model.label} takes up to ${formatBytes(limits.maxBytes)}.`);
     try {
       await pipeline(body, counter, fs.createWriteStream(received));
     } catch (error) {
       if (error instanceof TooLarge) throw tooLarge();
       throw new AppError("bad_request", "The upload was cut off before it finished.");
     }
-    if (size > limits.maxBytes) throw tooLarge();
+    if (size > maxBytes) throw tooLarge();
     if (size === 0) throw refuse("invalid_input", "The file is empty.");
 
     // 2. What it is, from its bytes.
@@ -115,17 +131,16 @@ export async function receiveUpload({
       throw refuse("invalid_input", `This ${FORMAT_LABEL[format]} file is damaged: it could not be read through.`);
     }
     const stat = await fs.promises.stat(clean);
-    const held2 = await bytesHeldBy({ ownerId });
-    if (held2 + stat.size > env.UPLOAD_QUOTA_BYTES) throw refuse("upload_quota", quotaMessage(held2));
     const sha256 = await hashFile(clean);
     const storageKey = uploadStorageKey(id);
     const contentType = FORMAT_CONTENT_TYPE[format];
     await storage.put({ key: storageKey, body: fs.createReadStream(clean), contentType });
     try {
-      const row = await insertUpload({
+      const row = await recordUpload({
         data: {
           id,
           ownerId,
+          clientKey,
           model: model.id,
           field: field.name,
           format,
@@ -140,14 +155,17 @@ export async function receiveUpload({
           storageKey,
         },
       });
+      recorded = true;
       return toUploadView(row);
     } catch (error) {
       // A twin request that recorded the same id first owns the object now.
       if (!isUniqueViolation(error)) await storage.delete({ key: storageKey }).catch(() => undefined);
+      if (error instanceof AppError) throw new AppError(error.code, error.message, { [field.name]: [error.message] }, error.headers);
       throw error;
     }
   } finally {
-    await fs.promises.rm(dir, { recursive: true, force: true });
+    if (dir) await fs.promises.rm(dir, { recursive: true, force: true });
+    if (!recorded) await releaseUploadReservation({ id });
   }
 }
 
@@ -215,9 +233,6 @@ async function videoFacts(file: string, format: "mp4" | "mov" | "webm", size: nu
   } else if (durationSeconds === null) durationSeconds = held;
   return { format, size, width: probe.width, height: probe.height, durationSeconds, fps: probe.fps, codec: probe.codec };
 }
-
-export const quotaMessage = (held: number) =>
-  `Your uploads take ${formatBytes(held)} of the ${formatBytes(env.UPLOAD_QUOTA_BYTES)} each visitor may keep; unused ones are deleted after ${env.UPLOAD_UNUSED_HOURS} h.`;
 
 async function hashFile(file: string): Promise<string> {
   const hash = createHash("sha256");

@@ -6,7 +6,7 @@
 import "server-only";
 import { env } from "@/lib/env";
 import { getMediaStorage } from "./storage";
-import { deleteUploadIf, findExpiredUploads, findOwnUpload } from "./upload-store";
+import { deleteExpiredReservations, deleteUploadIf, findExpiredUploads, findOwnUpload } from "./upload-store";
 
 const SWEEP_BATCH = 200;
 
@@ -18,8 +18,9 @@ export async function deleteUnusedUpload({ id, ownerId }: { id: string; ownerId:
   return "deleted";
 }
 
-/** Deletes a batch of expired uploads; returns how many went. */
+/** Deletes a batch of expired uploads, and reservations left by uploads that never finished; returns how many uploads went. */
 export async function sweepUploads({ now = new Date() }: { now?: Date } = {}): Promise<number> {
+  await deleteExpiredReservations({ now });
   const unusedBefore = new Date(now.getTime() - env.UPLOAD_UNUSED_HOURS * 3_600_000);
   const usedBefore = new Date(now.getTime() - env.UPLOAD_RETENTION_DAYS * 86_400_000);
   let deleted = 0;

@@ -1,8 +1,10 @@
-// Every write to upload rows, and the reads that scope them to their owner.
+// Every write to upload rows and their reservations, and the reads that scope them to their owner.
 import "server-only";
 import { randomBytes } from "node:crypto";
+import { isUniqueViolation, retryTransaction } from "@/lib/database/errors";
 import { prisma } from "@/lib/db";
 import type { Prisma, Upload } from "@/lib/generated/prisma/client";
+import { RESERVATION_MS, uploadQuotaCheck, type Transaction } from "./upload-quota";
 
 export type { Upload };
 
@@ -16,8 +18,92 @@ export function newUploadId(): string {
 
 export const uploadStorageKey = (id: string) => `uploads/${id}`;
 
-export function insertUpload({ data }: { data: Prisma.UploadUncheckedCreateInput }): Promise<Upload> {
-  return prisma.upload.create({ data });
+/** How long a reservation or a record waits out a busy database (a locked SQLite file, a full pool). */
+const BUSY_WAIT_MS = 10_000;
+/** Concurrent uploads of one scope queue on its lock row; on PostgreSQL they also wait for a pooled connection. */
+const TRANSACTION_OPTIONS = { maxWait: 5_000, timeout: 10_000 };
+
+/** This upload id is being received right now, or was recorded already (a presigned form finalized twice at once). */
+export class UploadInProgressError extends Error {}
+
+/**
+ * Reserves room for upload `id` before its body is read: `bytes` when its
+ * size is known, else the room left up to `maxBytes`. Checked against the
+ * quotas inside the reservation's transaction (lib/media/upload-quota.ts), so
+ * concurrent uploads cannot overshoot; throws the quota's refusal and stores
+ * nothing when there is no room. Returns the bytes reserved. The id is
+ * claimed too: a second reservation of a live one throws UploadInProgressError.
+ */
+export async function reserveUpload({
+  id,
+  ownerId,
+  clientKey,
+  bytes,
+  maxBytes,
+  now = Date.now(),
+}: {
+  id: string;
+  ownerId: string;
+  clientKey: string | null;
+  bytes: number | null;
+  maxBytes: number;
+  now?: number;
+}): Promise<number> {
+  const check = uploadQuotaCheck({ ownerId, clientKey, now });
+  try {
+    return await retryTransaction(
+      () =>
+        prisma.$transaction(async (tx) => {
+          const granted = await check(tx, { bytes, maxBytes });
+          // One left by a process that died mid-upload no longer holds the id.
+          await tx.uploadReservation.deleteMany({ where: { id, expiresAt: { lte: new Date(now) } } });
+          await tx.uploadReservation.create({ data: { id, ownerId, clientKey, bytes: granted, expiresAt: new Date(now + RESERVATION_MS) } });
+          // After the claim, so that a receipt of this id that committed meanwhile is seen: it was recorded already.
+          if ((await tx.upload.count({ where: { id } })) > 0) throw new UploadInProgressError(`upload ${id} is recorded already`);
+          return granted;
+        }, TRANSACTION_OPTIONS),
+      { waitMs: BUSY_WAIT_MS },
+    );
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new UploadInProgressError(`upload ${id} is being received`);
+    throw error;
+  }
+}
+
+/** Checks that `bytes` more would fit every quota, reserving nothing (a presigned form: the finalize reserves). */
+export async function checkUploadRoom({ ownerId, clientKey, bytes, now = Date.now() }: { ownerId: string; clientKey: string | null; bytes: number | null; now?: number }): Promise<void> {
+  const check = uploadQuotaCheck({ ownerId, clientKey, now });
+  await retryTransaction(() => prisma.$transaction((tx) => check(tx, { bytes, maxBytes: bytes ?? 1 }), TRANSACTION_OPTIONS), { waitMs: BUSY_WAIT_MS });
+}
+
+/**
+ * Records a received upload in place of its reservation, in one transaction.
+ * A file larger than its reservation (a rewritten image can grow) is checked
+ * against the quotas again for the whole size; throws the quota's refusal then.
+ */
+export async function recordUpload({ data, now = Date.now() }: { data: Prisma.UploadUncheckedCreateInput & { id: string; ownerId: string }; now?: number }): Promise<Upload> {
+  const check = uploadQuotaCheck({ ownerId: data.ownerId, clientKey: data.clientKey ?? null, now });
+  return retryTransaction(
+    () =>
+      prisma.$transaction(async (tx) => {
+        const [reservation] = await tx.uploadReservation.findMany({ where: { id: data.id, expiresAt: { gt: new Date(now) } }, select: { bytes: true } });
+        await tx.uploadReservation.deleteMany({ where: { id: data.id } });
+        if (data.size > (reservation?.bytes ?? 0)) await check(tx, { bytes: data.size, maxBytes: data.size });
+        return tx.upload.create({ data });
+      }, TRANSACTION_OPTIONS),
+    { waitMs: BUSY_WAIT_MS },
+  );
+}
+
+/** Gives a refused or failed upload's room back. */
+export async function releaseUploadReservation({ id }: { id: string }): Promise<void> {
+  await prisma.uploadReservation.deleteMany({ where: { id } });
+}
+
+/** Deletes reservations past their expiry (they already count for nothing); returns how many. */
+export async function deleteExpiredReservations({ now = new Date() }: { now?: Date } = {}): Promise<number> {
+  const { count } = await prisma.uploadReservation.deleteMany({ where: { expiresAt: { lte: now } } });
+  return count;
 }
 
 /** The owner's upload, or null: another owner's answers as a missing one does. */
@@ -34,14 +120,6 @@ export function findUploads({ ids, ownerId }: { ids: string[]; ownerId: string }
   return prisma.upload.findMany({ where: { id: { in: ids }, ownerId } });
 }
 
-/** Bytes the owner's uploads take now (for the quota). */
-export async function bytesHeldBy({ ownerId }: { ownerId: string }): Promise<number> {
-  const sum = await prisma.upload.aggregate({ where: { ownerId }, _sum: { size: true } });
-  return sum._sum.size ?? 0;
-}
-
-/** The client inside `prisma.$transaction(async (tx) => …)`. */
-type Transaction = Parameters<Extract<Parameters<typeof prisma.$transaction>[0], (tx: never) => unknown>>[0];
 
 /** Some of a submission's uploads were deleted (by their owner, or the sweep) after they were checked. */
 export class UploadsGoneError extends Error {

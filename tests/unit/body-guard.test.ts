@@ -5,7 +5,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, expect, test } from "vitest";
-import { bodyLimitFor, BODY_MAX_BYTES, CALLBACK_MAX_BYTES, installBodyGuard, JSON_BODY_MAX_BYTES } from "@/lib/body-guard";
+import { bodyLimitFor, BODY_MAX_BYTES, CALLBACK_MAX_BYTES, installBodyGuard, JSON_BODY_MAX_BYTES, UPLOAD_MAX_BYTES } from "@/lib/body-guard";
 
 installBodyGuard();
 let handled = 0;
@@ -53,4 +53,24 @@ test.each([
   const at = await fetch(new URL(target, origin), { method: "POST", body: Buffer.alloc(limit, " ") });
   expect(await at.json()).toEqual({ size: limit });
   expect(handled).toBe(before + 1);
+});
+
+test("POST /api/uploads: a body declared over its model field's limit is 413 with the field's words, unread; the largest field's limit for a query naming none", async () => {
+  const before = handled;
+  const frame = "/api/uploads?model=alpha-2.5-first-last-frame-480p&field=first_frame_url";
+  expect(await declare(frame, 10 * 1024 * 1024 + 1)).toEqual({
+    status: 413,
+    body: {
+      error: {
+        code: "payload_too_large",
+        message: "This file is 10.0 MB; Alpha 2.5 first & last frame · 480p takes up to 10 MB.",
+        fields: { first_frame_url: ["This file is 10.0 MB; Alpha 2.5 first & last frame · 480p takes up to 10 MB."] },
+      },
+    },
+  });
+  expect(await declare("/api/uploads?model=nope", UPLOAD_MAX_BYTES + 1)).toMatchObject({ status: 413, body: { error: { code: "payload_too_large" } } });
+  expect(handled).toBe(before);
+  // Within the field's limit, the route reads it.
+  const within = await fetch(new URL(frame, origin), { method: "POST", body: Buffer.alloc(1000) });
+  expect(await within.json()).toEqual({ size: 1000 });
 });

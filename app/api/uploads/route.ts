@@ -1,22 +1,29 @@
 // POST /api/uploads?model=<id>&field=<input>: the raw file as the body. It
 // streams to storage (this path skips proxy.ts, so nothing buffers it whole),
 // is checked from its bytes against that model field's limits, and answers
-// 201 with what was read, or the error shape of every route.
+// 201 with what was read, or the error shape of every route. A body declared
+// too large, or sent without the access gate's password, is refused before
+// it is read (lib/body-guard.ts); any other refusal closes the connection
+// rather than read the rest.
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import { AppError, errorResponse } from "@/lib/errors";
 import { discardRest, receiveUpload } from "@/lib/media/receive-upload";
+import { hitUploadRateLimit, uploadClientOf } from "@/lib/media/upload-quota";
 import { accessGateHeaders, passesAccessGate } from "@/lib/viewer/access-gate";
 import { withViewer } from "@/lib/viewer/with-viewer";
 
-export const POST = withViewer(async (request, _context, viewer) => {
+const receive = withViewer(async (request, _context, viewer) => {
   const body = request.body ? Readable.fromWeb(request.body as NodeReadableStream) : Readable.from([]);
   try {
     if (!passesAccessGate(request.headers.get("authorization"))) throw new AppError("unauthorized", "Authentication required.", undefined, accessGateHeaders());
+    const client = uploadClientOf(request.headers, viewer);
+    await hitUploadRateLimit({ client });
     const query = new URL(request.url).searchParams;
     const declared = request.headers.get("content-length");
     const upload = await receiveUpload({
       ownerId: viewer.id,
+      client,
       modelId: query.get("model"),
       fieldName: query.get("field"),
       body,
@@ -24,8 +31,17 @@ export const POST = withViewer(async (request, _context, viewer) => {
     });
     return Response.json(upload, { status: 201 });
   } catch (error) {
-    // A refusal may come before the body was read (too large, wrong field, quota).
+    // A refusal may come before the body was read (too large, wrong field, quota): a little of it
+    // is read and dropped, so that a client still sending gets to read the answer.
     await discardRest(body);
     return errorResponse(error);
   }
 });
+
+export async function POST(request: Request, context: unknown): Promise<Response> {
+  const response = await receive(request, context);
+  // A refusal (here, or before the handler ran: no visitor cookie) closes the connection after
+  // the answer; otherwise Node would read the rest of the body to keep the connection open.
+  if (!response.ok) response.headers.set("Connection", "close");
+  return response;
+}

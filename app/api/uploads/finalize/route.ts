@@ -6,6 +6,7 @@ import { z } from "zod";
 import { AppError } from "@/lib/errors";
 import { readJson } from "@/lib/http";
 import { finalizeUpload } from "@/lib/media/direct-upload";
+import { uploadClientOf } from "@/lib/media/upload-quota";
 import { withViewer } from "@/lib/viewer/with-viewer";
 
 const body = z.object({ token: z.string().min(1).max(1000) });
@@ -13,6 +14,6 @@ const body = z.object({ token: z.string().min(1).max(1000) });
 export const POST = withViewer(async (request, _context, viewer) => {
   const parsed = body.safeParse(await readJson(request));
   if (!parsed.success) throw new AppError("invalid_input", "Send {token} as /api/uploads/presign gave it.", z.flattenError(parsed.error).fieldErrors as Record<string, string[]>);
-  const { upload, created } = await finalizeUpload({ ownerId: viewer.id, token: parsed.data.token });
+  const { upload, created } = await finalizeUpload({ ownerId: viewer.id, client: uploadClientOf(request.headers, viewer), token: parsed.data.token });
   return Response.json(upload, { status: created ? 201 : 200 });
 });

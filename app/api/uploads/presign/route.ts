@@ -6,6 +6,7 @@ import { z } from "zod";
 import { AppError } from "@/lib/errors";
 import { readJson } from "@/lib/http";
 import { startUpload } from "@/lib/media/direct-upload";
+import { uploadClientOf } from "@/lib/media/upload-quota";
 import { withViewer } from "@/lib/viewer/with-viewer";
 
 const body = z.object({
@@ -18,5 +19,5 @@ export const POST = withViewer(async (request, _context, viewer) => {
   const parsed = body.safeParse(await readJson(request));
   if (!parsed.success) throw new AppError("invalid_input", "Send {model, field} and optionally the file's size in bytes.", z.flattenError(parsed.error).fieldErrors as Record<string, string[]>);
   const { model, field, size } = parsed.data;
-  return Response.json(await startUpload({ ownerId: viewer.id, modelId: model, fieldName: field, size }));
+  return Response.json(await startUpload({ ownerId: viewer.id, client: uploadClientOf(request.headers, viewer), modelId: model, fieldName: field, size }));
 });
