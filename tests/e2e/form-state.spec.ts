@@ -133,6 +133,9 @@ test("a 16:9 first frame with a 9:16 last frame: a warning under the frames befo
   await warning.scrollIntoViewIfNeeded();
   await page.screenshot({ path: test.info().outputPath("frame-shapes-differ.png") });
   expect(await axeViolations(page)).toEqual([]);
+  await page.emulateMedia({ colorScheme: "dark" });
+  await page.screenshot({ path: test.info().outputPath("frame-shapes-differ-dark.png") });
+  expect(await axeViolations(page)).toEqual([]);
 
   // 854 × 480 is 16:9 too.
   await gallery.mediaField("Last frame").getByRole("button", { name: /^Remove/ }).click();
@@ -208,8 +211,9 @@ test("remix after a frame's upload is no longer kept: the other frame comes back
   await expect(page.getByTestId("media-note").nth(1)).toHaveText("Add the last frame again: the remixed video's last frame is no longer available.");
   await expect(last).toHaveAccessibleDescription(/Add the last frame again/);
   await expect(last.getByTestId("upload-item")).toHaveCount(0);
-  await last.scrollIntoViewIfNeeded();
-  await page.screenshot({ path: test.info().outputPath("remix-frame-gone.png") });
+  await page.screenshot({ path: test.info().outputPath("remix-frame-gone.png"), fullPage: true });
+  expect(await axeViolations(page)).toEqual([]);
+  await page.emulateMedia({ colorScheme: "dark" });
   expect(await axeViolations(page)).toEqual([]);
 
   // Adding it again takes the note away.
