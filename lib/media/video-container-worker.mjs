@@ -188,7 +188,9 @@ export async function remux({ input: file, output: target, format, maxInputBytes
 const OPS = { probe, remux };
 
 // Imported outside a worker (the benchmark, to show what the same work does to
-// the thread it runs on), the module only exports probe and remux.
+// the thread it runs on), the module only exports probe and remux. In a
+// worker, it says when it has loaded (mediabunny's import is most of a start).
+parentPort?.postMessage({ ready: true });
 
 parentPort?.on("message", async (task) => {
   try {

@@ -5,7 +5,7 @@
 // answers "timeout", which says nothing about the file), in input size (checked
 // before the worker is asked) and in memory (the worker's heap is capped).
 // How many calls run at once is the media pool's to bound: this module keeps
-// a few idle workers for reuse (starting one costs 0.1–0.7 s on a busy 2-core
+// a few idle workers for reuse (starting one costs 0.1–2 s on a busy 2-core
 // machine) and starts another when all are busy.
 import "server-only";
 import fs from "node:fs";
@@ -133,6 +133,22 @@ export function containerRefusalMessage(refusal: ContainerRefusal, format: Video
     default:
       return `This ${label} file is damaged: it could not be read through.`;
   }
+}
+
+/**
+ * Starts an idle worker ahead of the first call (at the server's start), so
+ * the first upload does not wait for one; resolves once it has loaded.
+ */
+export async function warmVideoContainerWorker(): Promise<void> {
+  if (idle.length > 0) return;
+  const worker = startWorker();
+  const started = await new Promise<boolean>((resolve) => {
+    worker.once("message", () => resolve(true));
+    worker.once("exit", () => resolve(false));
+  });
+  if (!started) return;
+  worker.unref();
+  idle.push(worker);
 }
 
 /** Terminates the idle workers (tests and shutdown; a busy worker ends with its call). */

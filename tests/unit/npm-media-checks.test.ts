@@ -20,6 +20,7 @@ import {
   remuxVideoContainer,
   videoContainerWorkerCount,
   videoFactsFromProbe,
+  warmVideoContainerWorker,
 } from "@/lib/media/video-container";
 import { FORMAT_LABEL, isVideoFormat } from "@/lib/models/media-limits";
 import { clipClaiming, pngClaiming, plainText, svgWithScript, truncated } from "@/tests/support/media-fixtures";
@@ -335,6 +336,14 @@ describe("the worker", () => {
     expect(await remuxVideoContainer({ input: sample, output: tmp("mp4"), format: "mp4", timeoutMs: 1 })).toMatchObject({ ok: false, reason: "timeout" });
     expect(videoContainerWorkerCount().busy).toBe(0);
     expect(await probeVideoContainer({ file: sample, format: "mp4" })).toMatchObject({ ok: true });
+  });
+
+  test("a worker started ahead is the one the next call uses", async () => {
+    await closeVideoContainerWorkers();
+    await warmVideoContainerWorker();
+    expect(videoContainerWorkerCount()).toEqual({ idle: 1, busy: 0 });
+    expect(await probeVideoContainer({ file: sample, format: "mp4" })).toMatchObject({ ok: true });
+    expect(videoContainerWorkerCount()).toEqual({ idle: 1, busy: 0 });
   });
 
   test("a file over the input bound is refused before the worker reads it", async () => {
