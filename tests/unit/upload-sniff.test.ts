@@ -39,6 +39,32 @@ describe("sniffing", () => {
   });
 });
 
+/** `bytes` with `text` written over them at `at` (a negative `at` counts from the end). */
+const planted = (bytes: Buffer, text: string, at: number) => {
+  const copy = Buffer.from(bytes);
+  copy.write(text, at < 0 ? copy.length + at : at, "latin1");
+  return copy;
+};
+
+describe("markup is looked for where a browser sniffs: the first and the last bytes", () => {
+  const clip = fixtures.clip({ seconds: 2 });
+  test.each([
+    ["a tag in the middle of a clip (compressed video holds such bytes by chance)", () => planted(clip, "<html><script>x</script>", Math.floor(clip.length / 2)), false],
+    ["a tag in the first kilobyte", () => planted(clip, "<script>x</script>", 600), true],
+    ["a tag just inside the first 2 KB", () => planted(clip, "<svg>", 2040), true],
+    ["a tag just past the first 2 KB", () => planted(clip, "<svg>", 2050), false],
+    ["a tag in the last kilobyte", () => planted(clip, "<body>", -900), true],
+  ])("%s", (_name, make, markup) => {
+    expect(clip.length).toBeGreaterThan(8192);
+    const bytes = make();
+    expect(scan(bytes)).toBe(markup);
+    // The same in small chunks, as a slow client sends them.
+    const scanner = markupScanner();
+    for (let at = 0; at < bytes.length; at += 700) scanner.push(bytes.subarray(at, at + 700));
+    expect(scanner.found).toBe(markup);
+  });
+});
+
 describe("image size from the header, before decoding", () => {
   test.each([
     ["PNG", "png" as const, 640, 480],
