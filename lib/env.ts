@@ -146,7 +146,8 @@ const schema = z
       CRON_SECRET: raw.CRON_SECRET ?? (devDefaultsAllowed ? DEV_CRON_SECRET : undefined),
       SPEND_LIMIT_ADDRESS_CREDITS: raw.SPEND_LIMIT_ADDRESS_CREDITS ?? raw.SPEND_LIMIT_CREDITS,
       UPLOAD_ADDRESS_QUOTA_BYTES: raw.UPLOAD_ADDRESS_QUOTA_BYTES ?? 3 * raw.UPLOAD_QUOTA_BYTES,
-      MEDIA_LOCAL_DIR: path.resolve(process.cwd(), raw.MEDIA_LOCAL_DIR),
+      // Against the working directory, as path.resolve does; process.cwd() named here would make Next's build trace the whole project.
+      MEDIA_LOCAL_DIR: path.resolve(raw.MEDIA_LOCAL_DIR),
       gatewayIsLocal,
     };
   });

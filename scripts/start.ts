@@ -1,4 +1,6 @@
+// `npm start`: the production build, with the environment checked first. A bad
+// environment is reported in its own words, without a stack trace, and exits 1.
 import "./production-env";
-import { runApp } from "./run-app";
+import { runWithEnvironment } from "./run-with-environment";
 
-void runApp(["start", ...process.argv.slice(2)]);
+await runWithEnvironment(async () => (await import("./run-app")).runApp(["start", ...process.argv.slice(2)]));

@@ -42,12 +42,17 @@ export function parseDatabaseEnv(source: Record<string, string | undefined>): Da
   return parseWith(databaseSchema, source);
 }
 
+/** A bad environment, in words meant for the operator: scripts print the message alone, without a stack. */
+export class InvalidEnvironmentError extends Error {
+  override name = "InvalidEnvironmentError";
+}
+
 /** Parses the environment with `schema`, or throws one error listing every bad variable. lib/env.ts uses it too. */
 export function parseWith<T extends z.ZodType>(schema: T, source: Record<string, string | undefined>): z.infer<T> {
   const result = schema.safeParse(source);
   if (!result.success) {
     const lines = result.error.issues.map((i) => `  ${i.path.join(".") || "env"}: ${i.message}`);
-    throw new Error(`Invalid environment configuration:\n${lines.join("\n")}\nSee .env.example.`);
+    throw new InvalidEnvironmentError(`Invalid environment configuration:\n${lines.join("\n")}\nSee .env.example.`);
   }
   return result.data;
 }
