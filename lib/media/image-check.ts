@@ -8,8 +8,9 @@
 // anything appended are gone).
 //
 // sharp's settings are process-wide; this module sets them once, at import:
-// - only the PNG, JPEG and WebP file loaders may run (`sharp.block`): an
-//   upload can never reach libvips' SVG, PDF, TIFF, HEIF or other loaders;
+// - only the PNG, JPEG and WebP loaders (from a file or a buffer) may run
+//   (`sharp.block`): nothing can reach libvips' SVG, PDF, TIFF, HEIF, GIF or
+//   other loaders;
 // - one libvips thread per image (`sharp.concurrency(1)`, as FFmpeg ran with
 //   `-threads 1`): how many images decode at once is the media pool's to
 //   bound, not libvips';
@@ -17,6 +18,10 @@
 //   cache would only hold strangers' decoded pixels in memory.
 // The kit uses sharp nowhere else (no next/image); a fork that adds
 // next/image in the same process must unblock the loaders it needs.
+// sharp works on libuv's thread pool, not on the JavaScript thread. On glibc
+// each pool thread that decoded an image keeps its malloc arena (about 75 MB
+// after a 12 MP photo): docs/media-toolchain.md has the figures and the
+// MALLOC_ARENA_MAX setting that bounds them.
 import "server-only";
 import fs from "node:fs";
 import sharp, { type Metadata } from "sharp";
