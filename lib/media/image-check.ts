@@ -13,7 +13,7 @@
 //   other loaders;
 // - one libvips thread per image (`sharp.concurrency(1)`, as FFmpeg ran with
 //   `-threads 1`): how many images decode at once is the media pool's to
-//   bound, not libvips';
+//   bound (each decode takes a slot of it), not libvips';
 // - no operation cache (`sharp.cache(false)`): an upload is read once, so a
 //   cache would only hold strangers' decoded pixels in memory.
 // The kit uses sharp nowhere else (no next/image); a fork that adds
@@ -26,6 +26,7 @@ import "server-only";
 import fs from "node:fs";
 import sharp, { type Metadata } from "sharp";
 import { FORMAT_LABEL, type ImageFormat } from "@/lib/models/media-limits";
+import { mediaBusy, mediaPool } from "./media-pool";
 import { sniffFormat, SNIFF_BYTES } from "./sniff";
 
 sharp.block({ operation: ["VipsForeignLoad"] });
@@ -52,10 +53,9 @@ export type ImageRefusal = {
   /**
    * `wrong_format`: the bytes are not the format expected; `header`: no size
    * can be read; `too_many_pixels`: the header claims more than the bound;
-   * `damaged`: decoding failed (truncated, corrupt); `timeout`: the time bound
-   * cut it, which says nothing about the file (the caller answers "busy").
+   * `damaged`: decoding failed (truncated, corrupt).
    */
-  reason: "wrong_format" | "header" | "too_many_pixels" | "damaged" | "timeout";
+  reason: "wrong_format" | "header" | "too_many_pixels" | "damaged";
   message: string;
 };
 
@@ -94,7 +94,10 @@ export async function readImageHeader({ file, format, maxPixels }: { file: strin
  * Decodes `input` (a `format` image) and writes it anew to `output` in the
  * same format, upright and with no metadata: the image branch of an upload's
  * rewrite. The header is checked first (readImageHeader), so a file that
- * claims too many pixels is refused before anything decodes it.
+ * claims too many pixels is refused before anything decodes it. The decode
+ * takes a slot of the media pool (callers must not wrap it in another), and
+ * throws the pool's busy error when no slot came in time or it outlived
+ * `timeoutSeconds`.
  */
 export async function reencodeImage({
   input,
@@ -111,27 +114,28 @@ export async function reencodeImage({
 }): Promise<({ ok: true; bytes: number } & ImageHeader) | ImageRefusal> {
   const header = await readImageHeader({ file: input, format, maxPixels });
   if (!header.ok) return header;
-  const image = sharp(input, {
-    // The decoder itself is bounded too: a header that lied about its size still cannot make it allocate more.
-    limitInputPixels: maxPixels,
-    // Truncated or corrupt data is an error, not a picture with a grey bottom half.
-    failOn: "error",
-    // The first frame of an animated WebP or PNG, as a still.
-    pages: 1,
-    sequentialRead: true,
-    autoOrient: true,
-  }).timeout({ seconds: Math.max(1, Math.ceil(timeoutSeconds)) });
-  const encoded = format === "png" ? image.png() : format === "jpeg" ? image.jpeg({ quality: 90 }) : image.webp({ quality: 90 });
-  try {
-    const info = await encoded.toFile(output);
-    return { ...header, ok: true, width: info.width, height: info.height, bytes: info.size };
-  } catch (error) {
-    await fs.promises.rm(output, { force: true });
-    if (error instanceof Error && /timeout/i.test(error.message)) {
-      return { ok: false, reason: "timeout", message: `Reading this ${FORMAT_LABEL[format]} image took longer than ${timeoutSeconds} s.` };
+  return mediaPool().run(async () => {
+    const image = sharp(input, {
+      // The decoder itself is bounded too: a header that lied about its size still cannot make it allocate more.
+      limitInputPixels: maxPixels,
+      // Truncated or corrupt data is an error, not a picture with a grey bottom half.
+      failOn: "error",
+      // The first frame of an animated WebP or PNG, as a still.
+      pages: 1,
+      sequentialRead: true,
+      autoOrient: true,
+    }).timeout({ seconds: Math.max(1, Math.ceil(timeoutSeconds)) });
+    const encoded = format === "png" ? image.png() : format === "jpeg" ? image.jpeg({ quality: 90 }) : image.webp({ quality: 90 });
+    try {
+      const info = await encoded.toFile(output);
+      return { ...header, ok: true as const, width: info.width, height: info.height, bytes: info.size };
+    } catch (error) {
+      await fs.promises.rm(output, { force: true });
+      // Past its time the server is too loaded to say anything about the file.
+      if (error instanceof Error && /timeout/i.test(error.message)) throw mediaBusy();
+      return { ok: false as const, reason: "damaged" as const, message: `This ${FORMAT_LABEL[format]} file is damaged: it could not be read through.` };
     }
-    return { ok: false, reason: "damaged", message: `This ${FORMAT_LABEL[format]} file is damaged: it could not be read through.` };
-  }
+  });
 }
 
 async function firstBytes(file: string, length: number): Promise<Buffer> {

@@ -1,16 +1,18 @@
 // An uploaded video's container, read and rewritten without FFmpeg: mediabunny
 // (pure JavaScript, from npm) runs on worker threads
 // (video-container-worker.mjs), never on the thread that answers requests.
-// Each call is bounded in time (past it the worker is terminated and the call
-// answers "timeout", which says nothing about the file), in input size (checked
-// before the worker is asked) and in memory (the worker's heap is capped).
-// How many calls run at once is the media pool's to bound: this module keeps
-// a few idle workers for reuse (starting one costs 0.1–2 s on a busy 2-core
-// machine) and starts another when all are busy.
+// Each call takes a slot of the instance's media pool (mediaPool(): callers
+// must not wrap it in another), and is bounded in time (past it the worker is
+// terminated and the call throws the pool's busy error, which says nothing
+// about the file), in input size (checked before the worker is asked) and in
+// memory (the worker's heap is capped). This module keeps a few idle workers
+// for reuse (starting one costs 0.1–2 s on a busy 2-core machine) and starts
+// another when all are busy.
 import "server-only";
 import fs from "node:fs";
 import { Worker } from "node:worker_threads";
 import { FORMAT_LABEL, formatSeconds, type MediaFacts, type VideoFormat } from "@/lib/models/media-limits";
+import { mediaBusy, mediaPool } from "./media-pool";
 
 /** Above every video field's limit (100 MB): a larger file is refused before a worker reads a byte of it. */
 export const MAX_CONTAINER_BYTES = 128 * 1024 * 1024;
@@ -48,15 +50,19 @@ export type ContainerRefusal = {
    * `unreadable`: not a container of the expected format; `no_video`: no video
    * track; `codec`: a track the output format cannot hold without re-encoding;
    * `too_large`: over the input bound; `damaged`: reading or writing failed
-   * part-way; `timeout`: the time bound cut it (the caller answers "busy").
+   * part-way, or the worker died on it (out of its heap).
    */
-  reason: "unreadable" | "no_video" | "codec" | "too_large" | "damaged" | "timeout";
+  reason: "unreadable" | "no_video" | "codec" | "too_large" | "damaged";
   message: string;
 };
 
 export type ContainerOutcome<T> = ({ ok: true } & T) | ContainerRefusal;
 
-/** The first video track's facts, the packets present counted by reading them through (no decoding). */
+/**
+ * The first video track's facts, the packets present counted by reading them
+ * through (no decoding). Throws the media pool's busy error when no slot came
+ * in time or the read outlived `timeoutMs`.
+ */
 export async function probeVideoContainer({
   file,
   format,
@@ -75,7 +81,8 @@ export async function probeVideoContainer({
  * Writes `input` anew to `output` as `format` by copying the packets of its
  * first video track and first audio track: no metadata, no other tracks,
  * nothing appended, MP4/QuickTime with the index first. Never re-encodes: a
- * track the format cannot hold is refused (`codec`).
+ * track the format cannot hold is refused (`codec`). Throws the media pool's
+ * busy error as probeVideoContainer does.
  */
 export async function remuxVideoContainer({
   input,
@@ -90,9 +97,14 @@ export async function remuxVideoContainer({
   timeoutMs?: number;
   maxInputBytes?: number;
 }): Promise<ContainerOutcome<RemuxResult>> {
-  const outcome = await runTask<RemuxResult>({ op: "remux", input, output, format, maxInputBytes }, input, timeoutMs);
-  if (!outcome.ok) await fs.promises.rm(output, { force: true });
-  return outcome;
+  try {
+    const outcome = await runTask<RemuxResult>({ op: "remux", input, output, format, maxInputBytes }, input, timeoutMs);
+    if (!outcome.ok) await fs.promises.rm(output, { force: true });
+    return outcome;
+  } catch (error) {
+    await fs.promises.rm(output, { force: true });
+    throw error;
+  }
 }
 
 /**
@@ -128,8 +140,6 @@ export function containerRefusalMessage(refusal: ContainerRefusal, format: Video
       return `This ${label} file's ${refusal.message.includes("audio") ? "sound" : "video"} cannot be kept without re-encoding it: upload an H.264 or H.265 MP4, or a VP8/VP9/AV1 WebM.`;
     case "too_large":
       return `This ${label} file is too large to read.`;
-    case "timeout":
-      return `Reading this ${label} file took too long.`;
     default:
       return `This ${label} file is damaged: it could not be read through.`;
   }
@@ -188,6 +198,10 @@ async function runTask<T>(task: Task, file: string, timeoutMs: number): Promise<
   }
   if (size > task.maxInputBytes) return { ok: false, reason: "too_large", message: `This ${label} file is ${size} bytes; at most ${task.maxInputBytes} are read.` };
 
+  return mediaPool().run(() => inWorker<T>(task, label, timeoutMs));
+}
+
+async function inWorker<T>(task: Task, label: string, timeoutMs: number): Promise<ContainerOutcome<T>> {
   const worker = idle.pop() ?? startWorker();
   busy.add(worker);
   worker.ref();
@@ -213,9 +227,9 @@ async function runTask<T>(task: Task, file: string, timeoutMs: number): Promise<
   if (answer === "timeout" || answer === "died") {
     // A worker cut mid-task may hold anything: it is never reused.
     await worker.terminate();
-    return answer === "timeout"
-      ? { ok: false, reason: "timeout", message: `Reading this ${label} file took longer than ${timeoutMs} ms.` }
-      : { ok: false, reason: "damaged", message: `Reading this ${label} file stopped the worker (out of memory?).` };
+    // Past its time the server is too loaded to say anything about the file.
+    if (answer === "timeout") throw mediaBusy();
+    return { ok: false, reason: "damaged", message: `Reading this ${label} file stopped the worker (out of memory?).` };
   }
   if (idle.length < MAX_IDLE_WORKERS) {
     worker.unref();
