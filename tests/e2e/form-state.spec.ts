@@ -185,6 +185,14 @@ test("remix of a reference-video card brings the clip back", async ({ gallery, s
   await expect(page.getByLabel("Model")).toHaveValue("gamma/reference-to-video");
   await expect(gallery.mediaField("Reference videos").getByTestId("upload-facts")).toContainText(/640 × 360 px · 2 s · 24 fps/);
   await page.screenshot({ path: test.info().outputPath("remix-reference.png") });
+  // Removed from the form, the clip stays the first generation's (no delete is attempted: that would be a 409).
+  const [generation] = await generations(page, first);
+  const clipId = (generation!.input.reference_video_urls as string[])[0]!;
+  await gallery.mediaField("Reference videos").getByRole("button", { name: /^Remove/ }).click();
+  await expect(gallery.mediaField("Reference videos").getByTestId("upload-item")).toHaveCount(0);
+  expect((await page.request.get(`/api/uploads/${clipId}`)).status()).toBe(200);
+  await gallery.card(first).getByRole("button", { name: /^Remix/ }).click();
+  await expect(gallery.mediaField("Reference videos").getByTestId("upload-facts")).toContainText(/640 × 360 px · 2 s · 24 fps/);
   await submitted(gallery, next);
   await expect(gallery.badge(next)).toHaveText("Ready");
   expect((await simulator.inputs()).filter((f) => f.ok).map((f) => f.field)).toEqual(["reference_video_urls[0]", "reference_video_urls[0]"]);
