@@ -5,28 +5,77 @@
 // streamed upload does. One proxy in front (TRUSTED_PROXY_HOPS=1): the
 // X-Forwarded-For a test sends is the client's address.
 import { createHash } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, test } from "vitest";
-import { startApp } from "../support/app";
+import { startApp, waitFor } from "../support/app";
 import * as fixtures from "../support/media-fixtures";
 import { startS3Bucket } from "../support/s3-bucket";
 import type { PresignAnswer, Visitor } from "../support/uploads";
 
 const BUCKET = "framehook-finalize";
 const bucket = await startS3Bucket({ name: BUCKET });
+const gate = await startHoldingProxy(new URL(bucket.url).origin);
 const QUOTA = 200_000;
 const RATE = 12;
+// The app talks to the bucket through the proxy (the presigned form's URL names it too).
 const app = await startApp({
-  env: { ...bucket.env, UPLOAD_QUOTA_BYTES: String(QUOTA), UPLOAD_RATE_LIMIT: String(RATE), UPLOAD_RATE_WINDOW_SECONDS: "3600", TRUSTED_PROXY_HOPS: "1" },
+  env: {
+    ...bucket.env,
+    S3_ENDPOINT: gate.url,
+    UPLOAD_QUOTA_BYTES: String(QUOTA),
+    UPLOAD_RATE_LIMIT: String(RATE),
+    UPLOAD_RATE_WINDOW_SECONDS: "3600",
+    TRUSTED_PROXY_HOPS: "1",
+  },
 });
 const { prisma } = await import("@/lib/db");
 
 afterAll(async () => {
   await app.close();
+  await new Promise((resolve) => gate.server.close(resolve));
   await bucket.close();
 });
 
+/**
+ * A pass-through HTTP proxy in front of the bucket that can hold one answer:
+ * once armed for a path, the next GET of it is answered by the bucket at once,
+ * but its answer (all of it, or its body after the headers) reaches the app
+ * only when the test releases it. So a finalize can be made to read a file
+ * the bucket no longer holds, while another one reads the next.
+ */
+type Hold = "answer" | "body";
+
+async function startHoldingProxy(target: string) {
+  let armed: { path: string; hold: Hold; held: (release: () => void) => void } | undefined;
+  const server = http.createServer((request, response) => {
+    const upstream = http.request(new URL(request.url!, target), { method: request.method, headers: request.headers }, (answer) => {
+      const body: Buffer[] = [];
+      answer.on("data", (chunk: Buffer) => body.push(chunk));
+      answer.on("end", () => {
+        const hold = armed && request.method === "GET" && request.url!.startsWith(armed.path) ? armed : undefined;
+        if (hold) armed = undefined;
+        if (hold?.hold === "body") response.writeHead(answer.statusCode!, answer.headers).flushHeaders();
+        const send = () => {
+          if (!response.headersSent) response.writeHead(answer.statusCode!, answer.headers);
+          response.end(Buffer.concat(body));
+        };
+        if (!hold) return send();
+        hold.held(send);
+      });
+    });
+    request.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    server,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    /** Holds the next GET of `path`'s answer: resolves, with the function that lets it go on, once that GET was made. */
+    holdNext: (path: string, hold: Hold) => new Promise<() => void>((held) => (armed = { path, hold, held })),
+  };
+}
+
 const FRAMES = "alpha-2.5-first-last-frame-480p";
-const TRIES = 6;
 const sha256 = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
 
 async function presign(visitor: Visitor, { size, address }: { size?: number; address?: string } = {}) {
@@ -51,30 +100,35 @@ async function post(start: PresignAnswer, bytes: Buffer): Promise<number> {
 const finalize = async (visitor: Visitor, start: PresignAnswer) => (await visitor(start.finalize.url, { method: "POST", json: { token: start.finalize.token } })).status;
 
 describe("finalize", () => {
-  test(`a form posted twice, each post finalized at once: one upload, and its row describes the stored file (${TRIES} tries)`, async () => {
-    for (let i = 0; i < TRIES; i++) {
-      const visitor = app.visitor();
-      const { body: start } = await presign(visitor);
-      expect(await post(start, fixtures.image({ width: 640, height: 480 }))).toBe(204);
-      // While the first finalize reads the first file, the form is posted again with another, and finalized again.
-      const statuses = await Promise.all([
-        finalize(visitor, start),
-        (async () => {
-          expect(await post(start, fixtures.image({ width: 800, height: 600 }))).toBe(204);
-          return finalize(visitor, start);
-        })(),
-      ]);
-      console.log(`[upload-s3-finalize] try ${i}: finalize answered ${statuses.join(" and ")}`);
-      // 201 created; 200 the same upload, finalized already; 409 while the other was reading.
-      expect(statuses.filter((s) => s === 201)).toHaveLength(1);
-      for (const status of statuses) expect([200, 201, 409]).toContain(status);
-      const rows = await prisma.upload.findMany({ where: { id: start.id } });
-      expect(rows).toHaveLength(1);
-      const stored = Buffer.from(await (await fetch(`${bucket.url}/${rows[0]!.storageKey}`)).arrayBuffer());
-      expect({ size: stored.length, sha256: sha256(stored) }, `try ${i}: ${statuses.join(", ")}`).toEqual({ size: rows[0]!.size, sha256: rows[0]!.sha256 });
-    }
+  test.each([
+    // The first finalize has not claimed the upload yet: the second stores its file, the first then finds it recorded.
+    ["before the first finalize claimed the upload", "answer", [200, 201]],
+    // The first finalize claimed it and is reading: the second is refused and touches nothing.
+    ["while the first finalize reads it", "body", [201, 409]],
+  ] as const)("a form posted again and finalized again %s: one upload, its row and stored file the same bytes", async (_when, hold, expected) => {
+    const visitor = app.visitor();
+    const { body: start } = await presign(visitor);
+    expect(start.url.startsWith(gate.url)).toBe(true);
+    expect(await post(start, fixtures.image({ width: 640, height: 480 }))).toBe(204);
+    // The first finalize reads the first file; its answer is held at the proxy.
+    const held = gate.holdNext(`/${BUCKET}/uploads/incoming/${start.id}`, hold);
+    const first = finalize(visitor, start);
+    const release = await held;
+    if (hold === "body") await waitFor(() => prisma.uploadReservation.findUnique({ where: { id: start.id } }));
+    // Meanwhile the form is posted again, with another file, and finalized again.
+    expect(await post(start, fixtures.image({ width: 800, height: 600 }))).toBe(204);
+    const second = await finalize(visitor, start);
+    release();
+    const statuses = [await first, second];
+    console.log(`[upload-s3-finalize] first finalize ${statuses[0]}, second ${statuses[1]}`);
+    // 201 created; 200 the same upload, finalized already; 409 while the other was reading.
+    expect(statuses).toEqual(expected);
+    const rows = await prisma.upload.findMany({ where: { id: start.id } });
+    expect(rows).toHaveLength(1);
+    const stored = Buffer.from(await (await fetch(`${bucket.url}/${rows[0]!.storageKey}`)).arrayBuffer());
+    expect({ size: stored.length, sha256: sha256(stored) }).toEqual({ size: rows[0]!.size, sha256: rows[0]!.sha256 });
     expect(await prisma.uploadReservation.count()).toBe(0);
-  }, 120_000);
+  }, 60_000);
 });
 
 describe("presign", () => {
