@@ -42,6 +42,12 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
       if (before === "all" || before.includes(field)) return e.answer === state ? e : { answer: state, fields: before };
       return { answer: state, fields: field === "all" ? "all" : [...before, field] };
     });
+  // A remix refills the fields: the answer's errors were about what it replaced.
+  const [remixed, setRemixed] = useState<number | null>(null);
+  if (remix && remix.at !== remixed) {
+    setRemixed(remix.at);
+    markEdited("all");
+  }
 
   useEffect(() => {
     // A form's reset puts each select back on its default option. The chosen

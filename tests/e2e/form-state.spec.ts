@@ -99,6 +99,20 @@ test("a refused submission puts focus on the first field to fix and says why; fi
   expect(await listed(page, simulator.marker)).toEqual([]);
 });
 
+test("a remix after a refused submission leaves no error from the refusal", async ({ gallery, simulator, page }) => {
+  const prompt = simulator.prompt("A kettle starts to steam");
+  const duration = page.getByLabel("Duration (s)");
+  await gallery.goto();
+  await submitted(gallery, prompt, { "Duration (s)": "2" });
+  await gallery.submit(simulator.prompt("A kettle boils over"), { "Duration (s)": "99" });
+  await expect(duration).toHaveAttribute("aria-invalid", "true");
+  await gallery.card(prompt).getByRole("button", { name: /^Remix/ }).click();
+  await expect(page.getByLabel("Prompt", { exact: true })).toHaveValue(prompt);
+  await expect(duration).toHaveValue("2");
+  await expect(duration).not.toHaveAttribute("aria-invalid", "true");
+  await expect(gallery.formStatus).toHaveText("");
+});
+
 test("missing frames: focus goes to the first one, and each frame's error leaves once it is uploaded", async ({ gallery, simulator, page }) => {
   const first = gallery.mediaField("First frame");
   const last = gallery.mediaField("Last frame");
