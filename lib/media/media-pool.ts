@@ -10,9 +10,9 @@ import { AppError } from "@/lib/errors";
 /** Seconds a client is asked to wait when media work is busy: about what a queue of uploads takes to drain. */
 export const MEDIA_BUSY_RETRY_AFTER_SECONDS = 10;
 
-export const mediaBusy = () =>
+export const mediaBusy = (retryAfterSeconds = MEDIA_BUSY_RETRY_AFTER_SECONDS) =>
   new AppError("media_busy", "The server is busy processing other files. Please try again in a few seconds.", undefined, {
-    "Retry-After": String(MEDIA_BUSY_RETRY_AFTER_SECONDS),
+    "Retry-After": String(retryAfterSeconds),
   });
 
 export const isMediaBusy = (error: unknown) => error instanceof AppError && error.code === "media_busy";

@@ -16,7 +16,6 @@ import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
-import { AppError } from "@/lib/errors";
 import { FORMAT_CONTENT_TYPE, isVideoFormat } from "@/lib/models/media-limits";
 import { isMediaBusy, mediaBusy } from "./media-pool";
 import { readHead, sniffFormat } from "./sniff";
@@ -72,9 +71,9 @@ export function stillFields(still: StillResult): { stillKey: string | null; stil
   return { stillKey: still.key, stillCheckedAt: still.outcome === "busy" || still.outcome === "untried" ? null : new Date() };
 }
 
-// Backoff of stills the server was too busy to make, per copy, in this process: 15 s, doubling
-// to 15 min. The row stays the truth (untried); this only spaces the tries, so
-// a restart merely tries again sooner.
+// Backoff of stills the server was too busy to make, per copy, in this
+// process: 15 s, doubling to 15 min. The row stays the truth (untried); this
+// only spaces the tries, so a restart merely tries again sooner.
 const RETRY_FIRST_MS = 15_000;
 const RETRY_MAX_MS = 15 * 60_000;
 const retries = new Map<string, { failures: number; notBefore: number }>();
@@ -88,7 +87,7 @@ export function deferStill(id: string): number {
   return wait;
 }
 
-const busyFor = (ms: number) => new AppError("media_busy", mediaBusy().message, undefined, { "Retry-After": String(Math.max(1, Math.ceil(ms / 1000))) });
+const busyFor = (ms: number) => mediaBusy(Math.max(1, Math.ceil(ms / 1000)));
 
 /**
  * The still of a DONE copy not tried yet (stored before stills existed, or
