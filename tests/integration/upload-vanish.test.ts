@@ -27,10 +27,15 @@ const FRAMES = "alpha-2.5-first-last-frame-480p";
 const TRIES = 20;
 const frame = () => fixtures.image({ width: 640, height: 480 });
 
-/** "vanished": the submission was accepted and its upload deleted anyway (the defect); it ends as the gateway says. */
-type Outcome = "refused" | "made" | "vanished";
+/**
+ * "refused at check": the upload was gone when the submission checked it (422); "refused at insert": it went
+ * between the check and the insert (410); "vanished": the submission was accepted and its upload deleted
+ * anyway (the defect), the task ending as the gateway says.
+ */
+const OUTCOMES = ["refused at check", "refused at insert", "made", "vanished"] as const;
+type Outcome = (typeof OUTCOMES)[number];
 
-const tally = (outcomes: Outcome[]) => (["refused", "made", "vanished"] as const).map((o) => `${outcomes.filter((x) => x === o).length} ${o}`).join(", ");
+const tally = (outcomes: Outcome[]) => OUTCOMES.map((o) => `${outcomes.filter((x) => x === o).length} ${o}`).join(", ");
 
 async function submit(visitor: Visitor, input: Record<string, unknown>) {
   const response = await visitor("/api/generations", { method: "POST", json: { model: FRAMES, input } });
@@ -51,7 +56,7 @@ async function settle({ submitted, removed, marker, upload }: { submitted: Await
     expect(removed).toBe(true);
     expect(rows).toEqual([]);
     expect(await app.simulator.tasks(marker)).toEqual([]);
-    return "refused";
+    return submitted.status === 422 ? "refused at check" : "refused at insert";
   }
   const done = await waitFor(async () => {
     const row = await prisma.generation.findUniqueOrThrow({ where: { id: submitted.body.id! } });
