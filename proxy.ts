@@ -36,7 +36,8 @@ function withViewerCookie(request: NextRequest) {
 // proxy sees before any route runs, and logs the URL (the callback's token)
 // when that body is large; the route reads its body itself, within its limit.
 // Uploads skip it for the same reason (a file streams to storage, never
-// buffered whole): POST /api/uploads applies the access gate itself. The
+// buffered whole): the access gate is applied to POST /api/uploads before its
+// body is read (lib/body-guard.ts), and again by the route itself. The
 // gateway's input links (/api/inputs/…) carry their own signature.
 export const config = {
   matcher: ["/((?!_next/static|_next/image|favicon\\.ico$|apple-touch-icon\\.png$|manifest\\.webmanifest$|brand/|api/webhooks/gateway$|api/uploads$|api/inputs/).*)"],
