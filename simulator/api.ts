@@ -65,6 +65,7 @@ async function submit(state: SimulatorState, req: http.IncomingMessage): Promise
   const result = state.gateway.submit({ ...request, scenario });
   if (!("taskId" in result)) return errorReply(result.status, result.code, result.message);
   if (scenario?.submitDrop === "after") return cut(req);
+  await delay(req, scenario?.submitAnswerDelayMs ?? 0);
   return { status: 200, body: { taskId: result.taskId } };
 }
 

@@ -29,6 +29,8 @@ export const scenarioSchema = z.strictObject({
   latencyMs: z.number().min(0).max(120_000).optional(),
   /** Added latency before the submit creates the task and answers, in ms; its status calls stay quick (a client that gave up still sees the task start). */
   submitLatencyMs: z.number().min(0).max(120_000).optional(),
+  /** Hold the submit's answer this long after the task was created, in ms: a client that dies meanwhile never learns its taskId. */
+  submitAnswerDelayMs: z.number().min(0).max(120_000).optional(),
   /** Result URL lifetime for this task's results instead of SIMULATOR_RESULT_TTL_MS. */
   resultTtlMs: z.number().min(0).optional(),
   /** How this task's result downloads behave (slow, failing, cut short, redirected, large). */

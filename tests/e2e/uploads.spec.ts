@@ -62,6 +62,8 @@ test("a reference video: uploaded with what was read, then the video arrives", a
 });
 
 test("a wrong type, an oversize file and a too-long clip: each a message naming the limit, nothing stored", async ({ gallery, page, browserErrors }) => {
+  // Three files through the browser (one of 11 MB handed over by the test) and an accessibility scan: a loaded machine takes minutes.
+  test.slow();
   const uploads: number[] = [];
   // The uploads themselves (the form first asks /api/uploads/presign how to send each file).
   page.on("response", (r) => r.url().includes("/api/uploads?") && r.request().method() === "POST" && uploads.push(r.status()));
@@ -142,6 +144,8 @@ test("use as reference video (from the viewer): a Ready video, from the kit's co
 });
 
 test("from my gallery: a field's picker lists the viewer's Ready videos and takes a frame or the clip from the kit's copy", async ({ gallery, simulator, page }) => {
+  // Two generations, a frame decoded from a stored copy and two accessibility scans: a loaded machine takes minutes.
+  test.slow();
   const first = simulator.prompt("Waves rolling onto a pebble beach");
   await keptVideo(gallery, first);
 

@@ -20,7 +20,8 @@ const simulator = await startSimulator({
 });
 const control = new SimulatorControl(simulator.url);
 const port = await freePort();
-const appEnv = { DATABASE_URL: db.url, GATEWAY_BASE_URL: simulator.url, PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, POLL_STALE_MS: "1000" };
+// The longest gateway timeout: the instance killed mid-submit is still waiting for the held answer when it dies.
+const appEnv = { DATABASE_URL: db.url, GATEWAY_BASE_URL: simulator.url, PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, POLL_STALE_MS: "1000", GATEWAY_TIMEOUT_MS: "60000" };
 Object.assign(process.env, appEnv);
 const { prisma } = await import("@/lib/db");
 const { env } = await import("@/lib/env");
@@ -52,16 +53,19 @@ const submit = (app: AppProcess, prompt: string) =>
 const reconcile = (app: AppProcess) => fetch(`${app.url}/api/cron/reconcile`, { headers: { Authorization: `Bearer ${env.CRON_SECRET}` } });
 
 const ROUNDS = 2;
+// Each step below waits for the event it needs; these bounds are only how long a
+// loaded machine may take (two `next start`s, the gateway's callback retries).
+const RESTART_TEST_MS = 180_000;
+const EVENT_MS = 60_000;
 
 test.each(Array.from({ length: ROUNDS }, (_, round) => round + 1))(
   "round %i: killed with 5 tasks pending, restarted: all complete once (by the gateway's retried callbacks or the cron's polls)",
   async () => {
     const marker = uniqueMarker("restart");
     const quiet = `${marker}-quiet`;
-    // Pending long enough that no task finishes before the kill, even when a
-    // loaded machine makes the five submits slow.
-    await control.scenario({ match: marker, pendingMs: 3_000 });
-    await control.scenario({ match: quiet, pendingMs: 3_000, callback: { mode: "drop" } });
+    // Pending until the test settles them, after the kill: however slow the submits, none finishes before it.
+    await control.scenario({ match: marker, pendingMs: 3_600_000 });
+    await control.scenario({ match: quiet, pendingMs: 3_600_000, callback: { mode: "drop" } });
     const before = await startInstance();
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
@@ -70,8 +74,9 @@ test.each(Array.from({ length: ROUNDS }, (_, round) => round + 1))(
       ids.push(((await response.json()) as { id: string }).id);
     }
     await before.kill("SIGKILL");
-    // The tasks finish at the gateway while no app is listening.
-    await waitFor(async () => (await control.callbacks(marker)).some((c) => c.status === "connection error"), 5_000);
+    // The tasks finish at the gateway while no app is listening: each callback is refused at least once.
+    expect(await control.settle(marker)).toEqual({ settled: 5 });
+    await waitFor(async () => new Set((await control.callbacks(marker)).filter((c) => c.status === "connection error").map((c) => c.taskId)).size === 3, EVENT_MS);
 
     const after = await startInstance();
     const rows = await waitFor(
@@ -80,7 +85,7 @@ test.each(Array.from({ length: ROUNDS }, (_, round) => round + 1))(
         const found = await prisma.generation.findMany({ where: { id: { in: ids } } });
         return found.every((r) => r.state === "SUCCESS") && found;
       },
-      15_000,
+      EVENT_MS,
     );
     expect(rows).toHaveLength(5);
     const tally = await expectNothingLost({ prisma, simulator: control, marker, ids });
@@ -100,6 +105,7 @@ test.each(Array.from({ length: ROUNDS }, (_, round) => round + 1))(
     // One submission per generation: nothing was sent twice across the restart.
     expect((await control.requests(marker)).filter((r) => r.method === "POST")).toHaveLength(5);
   },
+  RESTART_TEST_MS,
 );
 
 // The instance dies after sending the submit and before storing the taskId.
@@ -107,19 +113,21 @@ test.each(Array.from({ length: ROUNDS }, (_, round) => round + 1))(
 // generation's token) claims the generation, so the user sees what they paid for.
 test("killed mid-submit: the task the gateway started is adopted, not lost", async () => {
   const marker = uniqueMarker("midsubmit");
-  // Retries enough to outlast the restart (the new instance warms up before it listens).
-  await control.scenario({ match: marker, latencyMs: 1_500, pendingMs: 300, callback: { retries: 8, backoffMs: 200 } });
+  // The gateway starts the task at once and holds its answer, so the app dies
+  // between sending and storing the taskId. Retries enough to outlast the
+  // restart (the new instance warms up before it listens).
+  await control.scenario({ match: marker, submitAnswerDelayMs: 120_000, pendingMs: 300, callback: { retries: 8, backoffMs: 200 } });
   const before = await startInstance();
   const submitting = submit(before, `ember ${marker}`).catch(() => null);
-  await waitFor(async () => (await prisma.generation.count({ where: { prompt: { contains: marker } } })) === 1, 5_000);
-  // The submit is on the wire (the gateway answers after 1.5 s): die now.
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  // The task exists at the gateway, the app still waits for its answer: die now.
+  await waitFor(async () => (await control.tasks(marker)).length === 1, EVENT_MS);
   await before.kill("SIGKILL");
   await submitting;
-  const after = await startInstance();
   const [row] = await prisma.generation.findMany({ where: { prompt: { contains: marker } } });
+  expect(row).toMatchObject({ state: "SUBMITTING", taskId: null });
+  const after = await startInstance();
   // The gateway started it and calls back: the new instance adopts the task.
-  await waitFor(async () => (await control.callbacks(marker)).some((a) => a.status === 200), 30_000);
+  await waitFor(async () => (await control.callbacks(marker)).some((a) => a.status === 200), EVENT_MS);
   // A cron run past the abandonment window changes nothing.
   await prisma.generation.update({ where: { id: row!.id }, data: { createdAt: new Date(Date.now() - 10 * 60_000) } });
   await reconcile(after);
@@ -130,4 +138,4 @@ test("killed mid-submit: the task the gateway started is adopted, not lost", asy
     taskId: task!.taskId,
     creditsConsumed: task!.creditsConsumed,
   });
-});
+}, RESTART_TEST_MS);

@@ -43,10 +43,18 @@ afterAll(async () => {
 });
 
 const SIZE = 6 * 1024 * 1024;
+// Each wait is for an event; this bound is only how long a loaded machine may take to reach it
+// (two \`next start\`s, a copy resumed by the cron after its lease ran out).
+const EVENT_MS = 120_000;
 
 test("killed mid-copy, restarted: the copy resumes and completes once", async () => {
-  // A retried run must not meet the instance its failed first run left on this port.
+  // A retried run starts from a clean slate: not the instance its failed first
+  // run left on this port, nor its rows (the cron would resume their copies),
+  // nor its files (partial or whole).
   for (const instance of instances.splice(0)) await instance.kill();
+  await prisma.mediaCopy.deleteMany();
+  await prisma.generation.deleteMany();
+  for (const entry of fs.readdirSync(mediaDir)) fs.rmSync(path.join(mediaDir, entry), { recursive: true, force: true });
   const marker = uniqueMarker("copykill");
   // A 6 MB file at 1.5 MB/s: the copy is still running when the app dies.
   await control.scenario({ match: marker, media: { sizeBytes: SIZE, bytesPerSecond: 1_500_000 } });
@@ -57,12 +65,16 @@ test("killed mid-copy, restarted: the copy resumes and completes once", async ()
     body: JSON.stringify({ model: "alpha-2.5-text-to-video-480p", input: { prompt: `keeper ${marker}`, duration: 2 } }),
   });
   const { id } = (await submitted.json()) as { id: string };
-  // The callback lands, the copy starts and gets some way in.
+  // The callback lands, the copy starts and gets some way in: its partial file has bytes.
   const copying = await waitFor(async () => {
     const row = await prisma.mediaCopy.findFirst({ where: { generationId: id, state: "COPYING" } });
     return row && row;
-  }, 10_000);
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }, EVENT_MS);
+  const partialBytes = () => {
+    const dir = path.join(mediaDir, ".partial");
+    return fs.existsSync(dir) ? fs.readdirSync(dir).reduce((sum, name) => sum + fs.statSync(path.join(dir, name)).size, 0) : 0;
+  };
+  await waitFor(() => partialBytes() > 0, EVENT_MS);
   await before.kill("SIGKILL");
   const key = path.join(mediaDir, copying.storageKey);
   expect(fs.existsSync(key)).toBe(false);
@@ -73,7 +85,7 @@ test("killed mid-copy, restarted: the copy resumes and completes once", async ()
     await fetch(`${after.url}/api/cron/reconcile`, { headers: { Authorization: `Bearer ${env.CRON_SECRET}` } });
     const done = await prisma.mediaCopy.findFirst({ where: { generationId: id, state: "DONE" } });
     return done && done;
-  }, 20_000);
+  }, EVENT_MS);
 
   expect(await prisma.mediaCopy.count({ where: { generationId: id } })).toBe(1);
   expect(row).toMatchObject({ attempts: 2, size: SIZE, lastError: null });
@@ -85,8 +97,8 @@ test("killed mid-copy, restarted: the copy resumes and completes once", async ()
   const downloads = await waitFor(async () => {
     const gets = (await control.media(marker)).filter((m) => m.method === "GET");
     return gets.length >= 2 && gets.every((m) => m.bytes > 0) ? gets : null;
-  }, 5_000);
+  }, EVENT_MS);
   expect(downloads).toHaveLength(2);
   expect(downloads[0]!.bytes).toBeLessThan(SIZE);
   expect(downloads[1]!.bytes).toBe(SIZE);
-});
+}, 300_000);

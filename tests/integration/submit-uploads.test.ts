@@ -137,7 +137,8 @@ describe("cleanup from the cron", () => {
     await app.simulator.scenario({ match: `${marker}-flying`, pendingMs: 120_000, callback: { mode: "drop" } });
     const done = await submit(visitor, FRAMES, { prompt: `done ${marker}`, first_frame_url: doneFirst, last_frame_url: doneLast, duration: 2 });
     const flying = await submit(visitor, FRAMES, { prompt: `flying ${marker}-flying`, first_frame_url: flyingFirst, last_frame_url: flyingLast, duration: 2 });
-    await waitFor(async () => (await readAs(visitor, done.body.id!)).state === "SUCCESS");
+    // Six uploads (each decoded and re-encoded), two submits and a generation: a loaded machine takes well past the default 30 s.
+    await waitFor(async () => (await readAs(visitor, done.body.id!)).state === "SUCCESS", 60_000);
     expect((await readAs(visitor, flying.body.id!)).state).toBe("PENDING");
 
     const longAgo = new Date(Date.now() - 3 * 86_400_000);
@@ -152,5 +153,5 @@ describe("cleanup from the cron", () => {
     const files = fs.readdirSync(path.join(MEDIA_DIR, "uploads"));
     for (const id of [unused, doneFirst, doneLast]) expect(files).not.toContain(id);
     for (const id of [fresh, flyingFirst, flyingLast]) expect(files).toContain(id);
-  });
+  }, 120_000);
 });

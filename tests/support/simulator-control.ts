@@ -16,6 +16,8 @@ export type Scenario = {
   latencyMs?: number;
   /** Latency of the submit alone: the task starts once it has passed, whether or not the client still waits. */
   submitLatencyMs?: number;
+  /** The task is created at once, and the submit's answer held this long. */
+  submitAnswerDelayMs?: number;
   /** Result URL lifetime for this scenario's tasks, instead of SIMULATOR_RESULT_TTL_MS. */
   resultTtlMs?: number;
   /** Result downloads: see simulator/README.md, "Scenarios". */
