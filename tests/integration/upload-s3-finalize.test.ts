@@ -2,7 +2,8 @@
 // abuses: the form is valid for minutes and can be posted again, and finalize
 // can be called twice at once; the row and the stored file must still be the
 // same bytes. Presigning counts against the upload rate and quotas, as a
-// streamed upload does. One proxy in front (TRUSTED_PROXY_HOPS=1): the
+// streamed upload does; and two uploads at once cannot both take the room
+// one of them fits. TRUSTED_PROXY_HOPS=1: the
 // X-Forwarded-For a test sends is the client's address.
 import { createHash } from "node:crypto";
 import http from "node:http";
@@ -48,6 +49,7 @@ type Hold = "answer" | "body";
 
 async function startHoldingProxy(target: string) {
   let armed: { path: string; hold: Hold; held: (release: () => void) => void } | undefined;
+  let puts: { prefix: string; releases: (() => void)[] } | undefined;
   const server = http.createServer((request, response) => {
     const upstream = http.request(new URL(request.url!, target), { method: request.method, headers: request.headers }, (answer) => {
       const body: Buffer[] = [];
@@ -60,6 +62,7 @@ async function startHoldingProxy(target: string) {
           if (!response.headersSent) response.writeHead(answer.statusCode!, answer.headers);
           response.end(Buffer.concat(body));
         };
+        if (puts && request.method === "PUT" && request.url!.startsWith(puts.prefix)) return void puts.releases.push(send);
         if (!hold) return send();
         hold.held(send);
       });
@@ -72,6 +75,18 @@ async function startHoldingProxy(target: string) {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     /** Holds the next GET of `path`'s answer: resolves, with the function that lets it go on, once that GET was made. */
     holdNext: (path: string, hold: Hold) => new Promise<() => void>((held) => (armed = { path, hold, held })),
+    /** Holds the answer of every PUT under `prefix` (the bucket has stored it; the app does not know yet) until `release`. */
+    holdPuts(prefix: string) {
+      const holding = { prefix, releases: [] as (() => void)[] };
+      puts = holding;
+      return {
+        held: () => holding.releases.length,
+        release: () => {
+          puts = undefined;
+          for (const send of holding.releases) send();
+        },
+      };
+    },
   };
 }
 
@@ -129,6 +144,33 @@ describe("finalize", () => {
     expect({ size: stored.length, sha256: sha256(stored) }).toEqual({ size: rows[0]!.size, sha256: rows[0]!.sha256 });
     expect(await prisma.uploadReservation.count()).toBe(0);
   }, 60_000);
+});
+
+describe("the visitor quota on S3 storage", () => {
+  test("two uploads at once that fit the quota one at a time, both held at the bucket once stored there: one kept, the other refused", async () => {
+    const visitor = app.visitor();
+    await visitor.ownerId(); // this path skips proxy.ts, which issues the cookie
+    const file = fixtures.image({ width: 350, height: 350, noise: true });
+    expect(file.length).toBeLessThan(QUOTA);
+    expect(2 * file.length).toBeGreaterThan(QUOTA);
+    // An upload's object reaches the bucket after its checks and before its row: the bucket's answer waits.
+    const puts = gate.holdPuts(`/${BUCKET}/uploads/upl_`);
+    let answered = 0;
+    const uploads = Array.from({ length: 2 }, async () => {
+      const response = await visitor(`/api/uploads?model=${FRAMES}&field=first_frame_url`, { method: "POST", headers: { "Content-Type": "image/png" }, body: new Uint8Array(file) });
+      answered++;
+      return { status: response.status, body: (await response.json()) as { error?: { code: string } } };
+    });
+    // Each one either got as far as storing its object, or was answered without.
+    await waitFor(() => puts.held() + answered >= 2, 60_000);
+    puts.release();
+    const answers = await Promise.all(uploads);
+    const stored = await prisma.upload.aggregate({ where: { ownerId: await visitor.ownerId() }, _sum: { size: true }, _count: true });
+    console.log(`[upload-s3-finalize] two uploads of ${file.length} bytes at once, quota ${QUOTA}: ${answers.map((a) => a.status).join(" and ")}, ${stored._count} stored, ${stored._sum.size ?? 0} bytes`);
+    expect(stored._sum.size ?? 0).toBeLessThanOrEqual(QUOTA);
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 413]);
+    expect(answers.find((a) => a.status === 413)?.body.error?.code).toBe("upload_quota");
+  }, 90_000);
 });
 
 describe("presign", () => {
