@@ -22,7 +22,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { reencodeImage } from "../lib/media/image-check";
 import { readImageSize } from "../lib/media/sniff";
-import { probeVideo, rewriteMedia } from "../lib/media/toolchain";
+import { ffprobeVideo, ffmpegRewrite } from "../lib/media/toolchain";
 import { closeVideoContainerWorkers, probeVideoContainer, remuxVideoContainer } from "../lib/media/video-container";
 import { memoryOf } from "./proc";
 
@@ -71,7 +71,7 @@ const paths: Record<string, () => Promise<unknown>> = {
   "12 MP JPEG · FFmpeg": async () => {
     const size = await readImageSize(file("photo.jpg"), "jpeg");
     if (!size) return null;
-    return rewriteMedia({ input: file("photo.jpg"), output: file("ffmpeg.jpg"), format: "jpeg", maxPixels: MAX_PIXELS });
+    return ffmpegRewrite({ input: file("photo.jpg"), output: file("ffmpeg.jpg"), format: "jpeg", maxPixels: MAX_PIXELS });
   },
   "1080p clip · npm probe (mediabunny)": () => probeVideoContainer({ file: file("clip.mp4"), format: "mp4" }),
   "1080p clip · npm remux (mediabunny)": () => remuxVideoContainer({ input: file("clip.mp4"), output: file("npm.mp4"), format: "mp4" }),
@@ -83,11 +83,11 @@ const paths: Record<string, () => Promise<unknown>> = {
     const probe = await probeVideoContainer({ file: file("big.mp4"), format: "mp4" });
     return probe.ok ? remuxVideoContainer({ input: file("big.mp4"), output: file("npm-big.mp4"), format: "mp4" }) : probe;
   },
-  "1080p clip · ffprobe": () => probeVideo({ file: file("clip.mp4") }),
-  "1080p clip · ffmpeg remux": () => rewriteMedia({ input: file("clip.mp4"), output: file("ffmpeg.mp4"), format: "mp4", maxPixels: MAX_PIXELS }),
+  "1080p clip · ffprobe": () => ffprobeVideo({ file: file("clip.mp4") }),
+  "1080p clip · ffmpeg remux": () => ffmpegRewrite({ input: file("clip.mp4"), output: file("ffmpeg.mp4"), format: "mp4", maxPixels: MAX_PIXELS }),
   "1080p clip · ffprobe + ffmpeg remux": async () => {
-    const probe = await probeVideo({ file: file("clip.mp4") });
-    return probe ? rewriteMedia({ input: file("clip.mp4"), output: file("ffmpeg.mp4"), format: "mp4", maxPixels: MAX_PIXELS }) : null;
+    const probe = await ffprobeVideo({ file: file("clip.mp4") });
+    return probe ? ffmpegRewrite({ input: file("clip.mp4"), output: file("ffmpeg.mp4"), format: "mp4", maxPixels: MAX_PIXELS }) : null;
   },
   "69 MB 720p clip · npm probe + remux, on the request thread (no worker)": async () => {
     const task = { file: file("big.mp4"), input: file("big.mp4"), output: file("npm-big-main.mp4"), format: "mp4", maxInputBytes: 2 ** 30 };
@@ -95,8 +95,8 @@ const paths: Record<string, () => Promise<unknown>> = {
     return onThisThread.remux(task);
   },
   "69 MB 720p clip · ffprobe + ffmpeg remux": async () => {
-    const probe = await probeVideo({ file: file("big.mp4") });
-    return probe ? rewriteMedia({ input: file("big.mp4"), output: file("ffmpeg-big.mp4"), format: "mp4", maxPixels: MAX_PIXELS }) : null;
+    const probe = await ffprobeVideo({ file: file("big.mp4") });
+    return probe ? ffmpegRewrite({ input: file("big.mp4"), output: file("ffmpeg-big.mp4"), format: "mp4", maxPixels: MAX_PIXELS }) : null;
   },
 };
 

@@ -125,7 +125,10 @@ export async function reencodeImage({
       sequentialRead: true,
       autoOrient: true,
     }).timeout({ seconds: Math.max(1, Math.ceil(timeoutSeconds)) });
-    const encoded = format === "png" ? image.png() : format === "jpeg" ? image.jpeg({ quality: 90 }) : image.webp({ quality: 90 });
+    // A grey or paletted image stays so: written as RGB it would be up to three times larger (and count so against the quotas).
+    const { space, isPalette } = await sharp(input).metadata();
+    if (space === "b-w") image.toColourspace("b-w");
+    const encoded = format === "png" ? image.png({ palette: isPalette === true }) : format === "jpeg" ? image.jpeg({ quality: 90 }) : image.webp({ quality: 90 });
     try {
       const info = await encoded.toFile(output);
       return { ...header, ok: true as const, width: info.width, height: info.height, bytes: info.size };

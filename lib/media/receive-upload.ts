@@ -2,8 +2,10 @@
 // reserve its bytes against the quotas → stream the body to a temporary file,
 // cut at the field's size limit (or, for a body of unknown size, at the room reserved)
 // → sniff the type from the bytes → read the size (images: from the header,
-// before any decoder runs) or the container (videos: ffprobe) → check it all
-// against the model → rewrite it without metadata → store → record in place
+// before any decoder runs) or the container (videos: its packets, read
+// through) → check it all against the model → rewrite it without metadata
+// (images re-encoded, videos remuxed, by the toolchain's npm packages: no
+// FFmpeg needed) → store → record in place
 // of the reservation. Every refusal is an AppError keyed by the field, the
 // shape the form and the JSON API share; a refused file leaves nothing behind
 // and gives its reservation back.
@@ -18,10 +20,10 @@ import { isUniqueViolation } from "@/lib/database/errors";
 import { env } from "@/lib/env";
 import { AppError, type ErrorCode } from "@/lib/errors";
 import { findMediaField, findModel, type MediaFieldSpec, type ModelSpec } from "@/lib/models/catalog";
-import { FORMAT_CONTENT_TYPE, FORMAT_LABEL, formatBytes, formatSeconds, isVideoFormat, mediaProblems, type MediaFacts, type MediaFormat } from "@/lib/models/media-limits";
-import { markupScanner, readImageSize, sniffFormat, SNIFF_BYTES } from "./sniff";
+import { FORMAT_CONTENT_TYPE, FORMAT_LABEL, formatBytes, isVideoFormat, mediaProblems, type ImageFormat, type MediaFacts, type MediaFormat, type VideoFormat } from "@/lib/models/media-limits";
+import { markupScanner, sniffFormat, SNIFF_BYTES } from "./sniff";
 import { getMediaStorage } from "./storage";
-import { probeVideo, rewriteMedia } from "./toolchain";
+import { containerRefusalMessage, probeVideoContainer, readImageHeader, reencodeImage, remuxVideoContainer, videoFactsFromProbe } from "./toolchain";
 import type { UploadClient } from "./upload-quota";
 import { newUploadId, recordUpload, releaseUploadReservation, reserveUpload, uploadStorageKey, type Upload } from "./upload-store";
 
@@ -127,9 +129,7 @@ export async function receiveUpload({
 
     // 4. Rewritten without metadata (EXIF GPS, text chunks, trailing bytes), then stored and recorded.
     const clean = path.join(dir, `clean.${format}`);
-    if (!(await rewriteMedia({ input: received, output: clean, format, maxPixels: MAX_DECODE_PIXELS }))) {
-      throw refuse("invalid_input", `This ${FORMAT_LABEL[format]} file is damaged: it could not be read through.`);
-    }
+    await rewrite(received, clean, format, refuse);
     const stat = await fs.promises.stat(clean);
     const sha256 = await hashFile(clean);
     const storageKey = uploadStorageKey(id);
@@ -207,31 +207,31 @@ export function mediaFieldOf(modelId: string | null, fieldName: string | null): 
   return { model, field };
 }
 
-async function imageFacts(file: string, format: "png" | "jpeg" | "webp", size: number, refuse: Refuse): Promise<MediaFacts> {
-  const dimensions = await readImageSize(file, format);
-  if (!dimensions || dimensions.width === 0 || dimensions.height === 0) throw refuse("invalid_input", `This ${FORMAT_LABEL[format]} image's header cannot be read: the file is damaged.`);
-  const { width, height } = dimensions;
-  if (width * height > MAX_DECODE_PIXELS) {
-    throw refuse("invalid_input", `This image claims ${width} × ${height} px; images over ${MAX_DECODE_PIXELS / 1_000_000} megapixels are refused unread.`);
-  }
-  return { format, size, width, height, durationSeconds: null, fps: null };
+async function imageFacts(file: string, format: ImageFormat, size: number, refuse: Refuse): Promise<MediaFacts> {
+  // The header alone, pixels unread: a file that claims too many is refused before anything decodes it.
+  const header = await readImageHeader({ file, format, maxPixels: MAX_DECODE_PIXELS });
+  if (!header.ok) throw refuse(header.reason === "wrong_format" ? "unsupported_media_type" : "invalid_input", header.message);
+  return { format, size, width: header.width, height: header.height, durationSeconds: null, fps: null };
 }
 
-async function videoFacts(file: string, format: "mp4" | "mov" | "webm", size: number, refuse: Refuse): Promise<MediaFacts & { codec: string }> {
-  const probe = await probeVideo({ file });
-  if (!probe) throw refuse("invalid_input", `This ${FORMAT_LABEL[format]} file cannot be read as a video: it is damaged or truncated.`);
-  if (probe.width * probe.height > MAX_DECODE_PIXELS) throw refuse("invalid_input", `This clip claims ${probe.width} × ${probe.height} px; that is more than any model takes.`);
+async function videoFacts(file: string, format: VideoFormat, size: number, refuse: Refuse): Promise<MediaFacts & { codec: string }> {
+  const probe = await probeVideoContainer({ file, format });
+  if (!probe.ok) throw refuse("invalid_input", containerRefusalMessage(probe, format));
   // The header's length against the frames really there: a forged or truncated file disagrees.
-  const held = probe.packets !== null && probe.fps ? probe.packets / probe.fps : null;
-  let durationSeconds = probe.durationSeconds;
-  if (held !== null && durationSeconds !== null) {
-    const frame = 1 / probe.fps!;
-    if (held + 2 * frame < durationSeconds * 0.9) {
-      throw refuse("invalid_input", `This clip's header says ${formatSeconds(durationSeconds)}, but it holds ${formatSeconds(held)} of frames: the file is damaged or truncated.`);
-    }
-    durationSeconds = Math.max(durationSeconds, held);
-  } else if (durationSeconds === null) durationSeconds = held;
-  return { format, size, width: probe.width, height: probe.height, durationSeconds, fps: probe.fps, codec: probe.codec };
+  const checked = videoFactsFromProbe({ probe, format, size, maxPixels: MAX_DECODE_PIXELS });
+  if (!checked.ok) throw refuse("invalid_input", checked.message);
+  return checked.facts;
+}
+
+/** Writes the file anew to `output` with nothing but its pictures (and a clip's sound), or refuses it with the reason. */
+async function rewrite(input: string, output: string, format: MediaFormat, refuse: Refuse): Promise<void> {
+  if (isVideoFormat(format)) {
+    const remuxed = await remuxVideoContainer({ input, output, format });
+    if (!remuxed.ok) throw refuse("invalid_input", containerRefusalMessage(remuxed, format));
+    return;
+  }
+  const reencoded = await reencodeImage({ input, output, format, maxPixels: MAX_DECODE_PIXELS });
+  if (!reencoded.ok) throw refuse(reencoded.reason === "wrong_format" ? "unsupported_media_type" : "invalid_input", reencoded.message);
 }
 
 async function hashFile(file: string): Promise<string> {

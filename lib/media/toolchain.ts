@@ -1,18 +1,29 @@
-// The media toolchain: probe a file and extract one frame as a small image.
-// It is the system's FFmpeg (`ffprobe`, `ffmpeg` on PATH; docs/media-toolchain.md
-// says why), run as a child process with no shell, a time limit, an output cap
-// and one thread, on a file on disk, in a slot of the instance's media pool.
-// Files come from strangers and the internet, and FFmpeg guesses formats from
-// contents (a playlist would make it open other files): every input is pinned
-// to the one local file (`-protocol_whitelist file`) and to the demuxer its
-// first bytes name, among the formats accepted for its kind. A file FFmpeg
-// cannot read is an answer (null); a server too busy to read it in time is
-// the media pool's busy error, never a verdict on the file.
+// The media toolchain, as capabilities: check and rewrite an upload, probe a
+// video, extract one frame. Callers import them from here, never a library
+// or a process.
+// - Uploads are checked and rewritten with npm packages alone, on every
+//   platform and serverless host: images with sharp (image-check.ts), video
+//   containers with mediabunny on worker threads (video-container.ts).
+// - Frames (stills, "use first/last frame") need the system's FFmpeg
+//   (`ffprobe`, `ffmpeg` on PATH; docs/media-toolchain.md says why); without
+//   it they throw ToolchainMissingError and the kit shows placeholders. It
+//   runs as a child process with no shell, a time limit, an output cap and
+//   one thread, on a file on disk. Files come from strangers and the
+//   internet, and FFmpeg guesses formats from contents (a playlist would make
+//   it open other files): every input is pinned to the one local file
+//   (`-protocol_whitelist file`) and to the demuxer its first bytes name,
+//   among the formats accepted for its kind. A file FFmpeg cannot read is an
+//   answer (null).
+// Every call takes a slot of the instance's media pool; a server too busy to
+// do it in time throws the pool's busy error, never a verdict on the file.
 import "server-only";
 import { execFile } from "node:child_process";
 import { isVideoFormat, type MediaFormat } from "@/lib/models/media-limits";
 import { mediaBusy, mediaPool } from "./media-pool";
 import { readHead, sniffFormat } from "./sniff";
+
+export { readImageHeader, reencodeImage } from "./image-check";
+export { containerRefusalMessage, probeVideoContainer, remuxVideoContainer, videoFactsFromProbe } from "./video-container";
 
 export type MediaProbe = { width: number; height: number; durationSeconds: number | null; codec: string };
 export type StillFormat = "jpeg" | "webp";
@@ -112,11 +123,14 @@ export type VideoProbe = MediaProbe & {
 };
 
 /**
- * A video's container facts for an upload check: size, codec, frame rate,
+ * FFmpeg's reading of a video's container (uploads use probeVideoContainer;
+ * this stays for the benchmark that compares the two paths in one run, and
+ * as the fallback a fork may prefer for codecs mediabunny does not know):
+ * size, codec, frame rate,
  * the duration its header claims and the packets it really holds (read
  * through without decoding, so a 100 MB file takes a fraction of a second).
  */
-export async function probeVideo({ file, timeoutMs = 20_000 }: { file: string; timeoutMs?: number }): Promise<VideoProbe | null> {
+export async function ffprobeVideo({ file, timeoutMs = 20_000 }: { file: string; timeoutMs?: number }): Promise<VideoProbe | null> {
   const input = await pinnedInput(file, "video");
   if (!input) return null;
   const out = await run(
@@ -168,13 +182,15 @@ export async function extractFrame({ file, which, output, timeoutMs = DEFAULT_TI
 export type RewriteFormat = "png" | "jpeg" | "webp" | "mp4" | "mov" | "webm";
 
 /**
+ * FFmpeg's rewrite of an upload (uploads use reencodeImage and
+ * remuxVideoContainer; this stays for the benchmark's same-run comparison).
  * Writes `input` anew to `output` with nothing but its pictures (and a
  * video's sound): an image is decoded and re-encoded (EXIF, GPS, text chunks
  * and anything appended are gone), a video is remuxed without re-encoding
  * (metadata, data streams and trailing bytes are gone; MP4 gets its index
  * first, for the gateway's player). False when FFmpeg cannot do it.
  */
-export async function rewriteMedia({ input, output, format, maxPixels, timeoutMs = 30_000 }: { input: string; output: string; format: RewriteFormat; maxPixels: number; timeoutMs?: number }): Promise<boolean> {
+export async function ffmpegRewrite({ input, output, format, maxPixels, timeoutMs = 30_000 }: { input: string; output: string; format: RewriteFormat; maxPixels: number; timeoutMs?: number }): Promise<boolean> {
   const image: Record<"png" | "jpeg" | "webp", string[]> = {
     png: ["-c:v", "png", "-f", "image2"],
     jpeg: ["-c:v", "mjpeg", "-q:v", "2", "-f", "image2"],

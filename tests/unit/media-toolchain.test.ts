@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { extractFrame, extractStill, probeMedia, probeVideo, rewriteMedia } from "@/lib/media/toolchain";
+import { extractFrame, extractStill, probeMedia, ffprobeVideo, ffmpegRewrite } from "@/lib/media/toolchain";
 
 let dir: string;
 const clip = (name: string) => path.join(dir, name);
@@ -76,12 +76,12 @@ describe("an input names no other file", () => {
 
   test.each(["hls", "ffconcat"])("a %s playlist naming a local clip: no probe, no still, no frame, no rewrite", async (name) => {
     expect(await probeMedia({ file: clip(name) })).toBeNull();
-    expect(await probeVideo({ file: clip(name) })).toBeNull();
+    expect(await ffprobeVideo({ file: clip(name) })).toBeNull();
     expect(await extractStill({ file: clip(name) })).toBeNull();
     const output = clip(`${name}-frame.png`);
     expect(await extractFrame({ file: clip(name), which: "last", output })).toBe(false);
     expect(fs.existsSync(output)).toBe(false);
-    expect(await rewriteMedia({ input: clip(name), output: clip(`${name}-clean.mp4`), format: "mp4", maxPixels: 40_000_000 })).toBe(false);
+    expect(await ffmpegRewrite({ input: clip(name), output: clip(`${name}-clean.mp4`), format: "mp4", maxPixels: 40_000_000 })).toBe(false);
     expect(fs.existsSync(clip(`${name}-clean.mp4`))).toBe(false);
   });
 
@@ -89,11 +89,11 @@ describe("an input names no other file", () => {
     const png = clip("frame.png");
     expect(await extractFrame({ file: clip("landscape.mp4"), which: "first", output: png })).toBe(true);
     expect(await probeMedia({ file: png })).toBeNull();
-    expect(await rewriteMedia({ input: clip("landscape.mp4"), output: clip("not-an-image.png"), format: "png", maxPixels: 40_000_000 })).toBe(false);
+    expect(await ffmpegRewrite({ input: clip("landscape.mp4"), output: clip("not-an-image.png"), format: "png", maxPixels: 40_000_000 })).toBe(false);
   });
 
   test("a WebM clip is read with the Matroska demuxer", async () => {
-    expect(await probeVideo({ file: clip("clip.webm") })).toMatchObject({ width: 320, height: 240, codec: "vp9", container: "matroska,webm" });
+    expect(await ffprobeVideo({ file: clip("clip.webm") })).toMatchObject({ width: 320, height: 240, codec: "vp9", container: "matroska,webm" });
     expect(await extractStill({ file: clip("clip.webm") })).not.toBeNull();
   });
 });
@@ -101,7 +101,7 @@ describe("an input names no other file", () => {
 describe("a run cut by its time limit", () => {
   test("is the server being busy, never a verdict on the file", async () => {
     await expect(extractStill({ file: clip("landscape.mp4"), timeoutMs: 1 })).rejects.toMatchObject({ code: "media_busy", status: 503 });
-    await expect(probeVideo({ file: clip("landscape.mp4"), timeoutMs: 1 })).rejects.toMatchObject({ code: "media_busy" });
+    await expect(ffprobeVideo({ file: clip("landscape.mp4"), timeoutMs: 1 })).rejects.toMatchObject({ code: "media_busy" });
     // The same file, given its time: fine.
     expect(await extractStill({ file: clip("landscape.mp4") })).not.toBeNull();
   });
@@ -112,16 +112,5 @@ describe("probeMedia", () => {
     const probe = await probeMedia({ file: clip("portrait.mp4") });
     expect(probe).toMatchObject({ width: 720, height: 1280, codec: "h264" });
     expect(probe!.durationSeconds).toBeCloseTo(1.5, 1);
-  });
-});
-
-describe("the doctor", () => {
-  test("names the installed FFmpeg, and says how to install it when it is missing", async () => {
-    const { checkMediaToolchain } = await import("@/lib/doctor/media");
-    const { toolchainVersion } = await import("@/lib/media/toolchain");
-    expect(await checkMediaToolchain({ storageEnabled: true, version: toolchainVersion })).toMatchObject({ status: "ok", detail: expect.stringMatching(/^ffmpeg version /) });
-    const missing = await checkMediaToolchain({ storageEnabled: true, version: async () => null });
-    expect(missing).toMatchObject({ status: "fail", fix: expect.stringContaining("apt-get install ffmpeg") });
-    expect(await checkMediaToolchain({ storageEnabled: false, version: async () => null })).toMatchObject({ status: "skip" });
   });
 });

@@ -24,7 +24,7 @@ import {
   warmVideoContainerWorker,
 } from "@/lib/media/video-container";
 import { FORMAT_LABEL, isVideoFormat } from "@/lib/models/media-limits";
-import { clipClaiming, pngClaiming, plainText, svgWithScript, truncated } from "@/tests/support/media-fixtures";
+import { clipClaiming, image, pngClaiming, plainText, svgWithScript, truncated } from "@/tests/support/media-fixtures";
 
 const MAX_PIXELS = 40_000_000;
 const hasFfmpeg = (() => {
@@ -164,6 +164,27 @@ describe("images, with sharp", () => {
     expect(verdict.status).toBe(200);
     if (!("output" in verdict)) return;
     expect(fs.readFileSync(verdict.output).includes("51.5N")).toBe(false);
+  });
+
+  // Written as RGB, a grey or paletted PNG grew up to three times and counted so against the quotas.
+  test.skipIf(!hasFfmpeg)("a grey PNG (as FFmpeg writes one) stays grey in the rewrite, no larger than it came", async () => {
+    const input = tmp("png");
+    fs.writeFileSync(input, image({ width: 400, height: 400, noise: true }));
+    const output = tmp("png");
+    expect(await reencodeImage({ input, output, format: "png", maxPixels: MAX_PIXELS })).toMatchObject({ ok: true, width: 400, height: 400 });
+    expect(fs.statSync(output).size).toBeLessThanOrEqual(fs.statSync(input).size * 1.1);
+  });
+
+  test("a paletted PNG stays paletted in the rewrite, no larger than it came", async () => {
+    // Noise (a fixed pseudo-random sequence) in seven colours, which no filter or deflate can shrink much.
+    let seed = 1;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) >> 16;
+    const pixels = Buffer.from(Array.from({ length: 400 * 400 * 3 }, () => (next() % 7) * 36));
+    const input = tmp("png");
+    await sharp(pixels, { raw: { width: 400, height: 400, channels: 3 } }).png({ palette: true }).toFile(input);
+    const output = tmp("png");
+    expect(await reencodeImage({ input, output, format: "png", maxPixels: MAX_PIXELS })).toMatchObject({ ok: true, width: 400, height: 400 });
+    expect(fs.statSync(output).size).toBeLessThanOrEqual(fs.statSync(input).size * 1.1);
   });
 
   test("bytes that are not the format named are refused before sharp reads them", async () => {

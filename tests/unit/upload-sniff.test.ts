@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { markupScanner, readImageSize, sniffFormat } from "@/lib/media/sniff";
-import { extractFrame, probeVideo, rewriteMedia } from "@/lib/media/toolchain";
+import { extractFrame, ffprobeVideo, ffmpegRewrite } from "@/lib/media/toolchain";
 import * as fixtures from "../support/media-fixtures";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-sniff-"));
@@ -79,12 +79,12 @@ describe("image size from the header, before decoding", () => {
 
   test("the decoder is bounded too: FFmpeg refuses to decode past max_pixels", async () => {
     const output = path.join(dir, "bomb-out.png");
-    expect(await rewriteMedia({ input: onDisk(fixtures.pngClaiming(50_000, 50_000)), output, format: "png", maxPixels: 40_000_000 })).toBe(false);
+    expect(await ffmpegRewrite({ input: onDisk(fixtures.pngClaiming(50_000, 50_000)), output, format: "png", maxPixels: 40_000_000 })).toBe(false);
   });
 
   test("a rewritten image keeps its pixels and loses its metadata", async () => {
     const output = path.join(dir, "clean.jpeg");
-    expect(await rewriteMedia({ input: onDisk(fixtures.image({ format: "jpeg", marker: "FRAMEHOOK-GPS-51.5N" })), output, format: "jpeg", maxPixels: 40_000_000 })).toBe(true);
+    expect(await ffmpegRewrite({ input: onDisk(fixtures.image({ format: "jpeg", marker: "FRAMEHOOK-GPS-51.5N" })), output, format: "jpeg", maxPixels: 40_000_000 })).toBe(true);
     const clean = fs.readFileSync(output);
     expect(clean.includes("FRAMEHOOK-GPS")).toBe(false);
     expect(await readImageSize(output, "jpeg")).toEqual({ width: 640, height: 480 });
@@ -93,21 +93,21 @@ describe("image size from the header, before decoding", () => {
 
 describe("video container facts", () => {
   test("a real clip: size, rate, codec, and as many packets as its header says", async () => {
-    const probe = await probeVideo({ file: onDisk(fixtures.clip({ seconds: 2, fps: 24 })) });
+    const probe = await ffprobeVideo({ file: onDisk(fixtures.clip({ seconds: 2, fps: 24 })) });
     expect(probe).toMatchObject({ width: 640, height: 360, codec: "h264", fps: 24, packets: 48 });
     expect(probe!.durationSeconds).toBeCloseTo(2, 1);
   });
 
   test("a clip whose header claims an hour holds a second of packets", async () => {
-    const probe = await probeVideo({ file: onDisk(fixtures.clipClaiming(3600)) });
+    const probe = await ffprobeVideo({ file: onDisk(fixtures.clipClaiming(3600)) });
     expect(probe!.durationSeconds).toBeGreaterThanOrEqual(3599);
     expect(probe!.packets! / probe!.fps!).toBeLessThanOrEqual(1.1);
   });
 
   test("a truncated clip holds fewer packets than its header says, or cannot be read", async () => {
-    const cut = await probeVideo({ file: onDisk(fixtures.truncated(fixtures.clip({ seconds: 3 }))) });
+    const cut = await ffprobeVideo({ file: onDisk(fixtures.truncated(fixtures.clip({ seconds: 3 }))) });
     expect(cut === null || cut.packets! / cut.fps! < cut.durationSeconds! * 0.9).toBe(true);
-    expect(await probeVideo({ file: onDisk(fixtures.truncated(fixtures.clip({ seconds: 3, faststart: false }))) })).toBeNull();
+    expect(await ffprobeVideo({ file: onDisk(fixtures.truncated(fixtures.clip({ seconds: 3, faststart: false }))) })).toBeNull();
   });
 
   test("the first and the last frame of a clip: full-size PNGs, different pictures", async () => {
