@@ -30,6 +30,8 @@ export const ERROR_STATUS = {
   storage_unavailable: 503,
   /** Media work (lib/media/media-pool.ts) has no free slot in time: busy, never a verdict on the file. */
   media_busy: 503,
+  /** Work that needs a decoded frame (FFmpeg) on a server without it: `npm run doctor` says how to install it. */
+  media_toolchain_missing: 503,
   /** The database is down, restarting, or too busy to answer in time: come back shortly. */
   database_unavailable: 503,
   internal: 500,

@@ -1,7 +1,8 @@
 // Continuing from a result: a frame (first or last) or the whole video of one
 // of the owner's stored results becomes an upload, taken from the kit's own
 // copy (never the gateway's expiring link) and checked like any uploaded
-// file. Also the list of results the form's "From my gallery" picker offers.
+// file. A frame needs FFmpeg; without it the answer is a 503 that names the
+// doctor. Also the list of results the form's "From my gallery" picker offers.
 import "server-only";
 import fs from "node:fs";
 import os from "node:os";
@@ -14,11 +15,12 @@ import { AppError } from "@/lib/errors";
 import { isRecord, safeJsonParse } from "@/lib/json";
 import { MODELS } from "@/lib/models/catalog";
 import { isVideoFormat } from "@/lib/models/media-limits";
+import { toolchainMissing } from "./frame-support";
 import { receiveUpload, type UploadView } from "./receive-upload";
 import { readHead, sniffFormat } from "./sniff";
 import { getMediaStorage } from "./storage";
 import { OPAQUE_CONTENT_TYPE } from "./stills";
-import { extractFrame } from "./toolchain";
+import { extractFrame, ToolchainMissingError } from "./toolchain";
 
 export const RESULT_TAKES = ["first-frame", "last-frame", "video"] as const;
 export type ResultTake = (typeof RESULT_TAKES)[number];
@@ -78,7 +80,11 @@ export async function uploadFromResult({
     }
     const frame = path.join(dir, "frame.png");
     const which = take === "first-frame" ? "first" : "last";
-    if (!(await extractFrame({ file: video, which, output: frame }))) throw new AppError("invalid_input", "No frame could be read from this video.");
+    const extracted = await extractFrame({ file: video, which, output: frame }).catch((error: unknown) => {
+      // No FFmpeg here: the request cannot be served, and the doctor says how to fix it.
+      throw error instanceof ToolchainMissingError ? toolchainMissing() : error;
+    });
+    if (!extracted) throw new AppError("invalid_input", "No frame could be read from this video.");
     const { size: frameBytes } = await fs.promises.stat(frame);
     const upload = await receiveUpload({ ownerId, modelId: model, fieldName: field, body: fs.createReadStream(frame), declaredBytes: frameBytes });
     return { upload, model, field };

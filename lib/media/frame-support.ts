@@ -1,0 +1,40 @@
+// Whether this server can take a frame from a video (FFmpeg on PATH), for the
+// pages that offer "Use first/last frame", and the words said when it cannot.
+// Uploads need no FFmpeg; stills and frames do.
+import "server-only";
+import { AppError } from "@/lib/errors";
+import { toolchainVersion } from "./toolchain";
+
+/** Shown beside a disabled frame action. */
+export const FRAMES_UNAVAILABLE_REASON = "Needs FFmpeg on the server (npm run doctor)";
+
+/** The answer to a request that needs a frame on a server without FFmpeg. */
+export const toolchainMissing = () =>
+  new AppError("media_toolchain_missing", "Taking a frame from a video needs FFmpeg on the server, and this server has none: run `npm run doctor` for how to install it.");
+
+/** How long an answer is kept: installing FFmpeg shows within a minute, without a restart. */
+const CHECK_TTL_MS = 60_000;
+let cached: { at: number; answer: Promise<boolean> } | null = null;
+
+/**
+ * True when frames can be taken here: `ffmpeg -version` runs, once per
+ * process per minute. A check that could not run (the media pool busy) is
+ * not kept and counts as yes: the request itself will say what is wrong.
+ */
+export function canExtractFrames(): Promise<boolean> {
+  if (cached && Date.now() - cached.at < CHECK_TTL_MS) return cached.answer;
+  const answer = toolchainVersion().then(
+    (version) => version !== null,
+    () => {
+      cached = null;
+      return true;
+    },
+  );
+  cached = { at: Date.now(), answer };
+  return answer;
+}
+
+/** Why the frame actions are disabled here, or null when they work. */
+export async function framesUnavailableReason(): Promise<string | null> {
+  return (await canExtractFrames()) ? null : FRAMES_UNAVAILABLE_REASON;
+}

@@ -1,0 +1,74 @@
+// The app on a machine without FFmpeg (none on its PATH, nor on this test's,
+// which runs the copy jobs and the frame code in-process): a stored video
+// gets no still (its tile falls back to the placeholder, and the still stays
+// untried for when FFmpeg is installed); taking a frame answers 503
+// media_toolchain_missing with the doctor's fix, never a 500, and stores
+// nothing.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, test } from "vitest";
+import { startApp } from "../support/app";
+import { submitAndCopy } from "../support/media-copies";
+import { callAction } from "../support/server-actions";
+import { pathWithoutFfmpeg, runsOn } from "../support/without-ffmpeg";
+
+const MEDIA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-no-ffmpeg-"));
+const noFfmpeg = pathWithoutFfmpeg();
+const app = await startApp({ env: { MEDIA_LOCAL_DIR: MEDIA_DIR, MEDIA_STORAGE: "local", PATH: noFfmpeg.PATH } });
+const { prisma } = await import("@/lib/db");
+const { uploadFromResult } = await import("@/lib/media/frame-upload");
+
+afterAll(async () => {
+  await app.close();
+  fs.rmSync(MEDIA_DIR, { recursive: true, force: true });
+  noFfmpeg.remove();
+});
+
+const storedFiles = () => (fs.existsSync(path.join(MEDIA_DIR, "uploads")) ? fs.readdirSync(path.join(MEDIA_DIR, "uploads")).sort() : []);
+
+test("the app's PATH has node but no ffmpeg or ffprobe", () => {
+  expect(process.env.PATH).toBe(noFfmpeg.PATH);
+  expect(runsOn(noFfmpeg.PATH, "node", ["--version"])).toBe(true);
+  expect(runsOn(noFfmpeg.PATH, "ffmpeg")).toBe(false);
+  expect(runsOn(noFfmpeg.PATH, "ffprobe")).toBe(false);
+});
+
+describe("a Ready generation without FFmpeg", () => {
+  test("its tile's still is not there (the placeholder shows), and stays untried for later", async () => {
+    const { id, row } = await submitAndCopy(app, { label: "no-ffmpeg-still", prompt: "a paper boat on a pond" });
+    expect(row.state).toBe("DONE");
+    const generation = (await (await app.fetch(`/api/generations/${id}`)).json()) as { storedMedia: { stillUrl: string | null; status: string }[] };
+    expect(generation.storedMedia[0]).toMatchObject({ status: "done" });
+    const still = await app.fetch(generation.storedMedia[0]!.stillUrl!);
+    expect(still.status).toBe(404);
+    expect(still.headers.get("content-type")).toMatch(/application\/json/);
+    // The video itself plays from the kit's copy.
+    expect((await app.fetch(`/api/media/${row.id}`, { method: "HEAD" })).status).toBe(200);
+    expect(await prisma.mediaCopy.findUniqueOrThrow({ where: { id: row.id } })).toMatchObject({ stillKey: null, stillCheckedAt: null });
+  });
+
+  test("use last frame: 503 media_toolchain_missing with the doctor's fix, nothing stored", async () => {
+    const { id } = await submitAndCopy(app, { label: "no-ffmpeg-frame", prompt: "a kite over dunes" });
+    const ownerId = await app.fetch.ownerId();
+    const before = await prisma.upload.count({ where: { ownerId } });
+    const filesBefore = storedFiles();
+
+    for (const take of ["last-frame", "first-frame"] as const) {
+      await expect(uploadFromResult({ generationId: id, take, ownerId })).rejects.toMatchObject({
+        code: "media_toolchain_missing",
+        status: 503,
+        message: expect.stringMatching(/needs FFmpeg on the server.*run `npm run doctor`/),
+      });
+    }
+    // What the card's button gets from the app: the same words, not "Something went wrong".
+    const answer = await callAction(app.fetch, "continueFromResultAction", [id, "last-frame"]);
+    expect(answer.status).toBe(200);
+    expect(answer.text).toContain("Taking a frame from a video needs FFmpeg on the server");
+    expect(answer.text).toContain("npm run doctor");
+    expect(answer.text).not.toContain("Something went wrong");
+
+    expect(await prisma.upload.count({ where: { ownerId } })).toBe(before);
+    expect(storedFiles()).toEqual(filesBefore);
+  });
+});
