@@ -6,16 +6,17 @@
 export type CheckResult = {
   /** What was checked, e.g. "Gateway". */
   name: string;
-  /** "skip" when an earlier failure leaves nothing to check. */
-  status: "ok" | "fail" | "skip";
+  /** "warn": the app works, with less (a feature is off); "skip" when an earlier failure leaves nothing to check. */
+  status: "ok" | "warn" | "fail" | "skip";
   /** One line, safe to print and to serve: never a secret's value. */
   detail: string;
-  /** What to do about a failure. */
+  /** What to do about a failure or a warning. */
   fix?: string;
 };
 
 export const ok = (name: string, detail: string): CheckResult => ({ name, status: "ok", detail });
 export const fail = (name: string, detail: string, fix: string): CheckResult => ({ name, status: "fail", detail, fix });
+export const warn = (name: string, detail: string, fix: string): CheckResult => ({ name, status: "warn", detail, fix });
 export const skip = (name: string, detail: string): CheckResult => ({ name, status: "skip", detail });
 
 export type RawEnvironment = Readonly<Record<string, string | undefined>>;

@@ -39,18 +39,29 @@ export async function runDoctor({ source = rawEnvironment(), cwd = process.cwd()
     checkInputs({ publicBaseUrl: env.PUBLIC_BASE_URL, gatewayIsLocal: env.gatewayIsLocal, storageEnabled: env.MEDIA_STORAGE !== "none", source }),
     checkMediaToolchain({ storageEnabled: env.MEDIA_STORAGE !== "none", version: toolchainVersion }),
   ]);
-  results.push(database, gateway, callbacks, inputs, checkCron({ cronSecret: env.CRON_SECRET, gatewayIsLocal: env.gatewayIsLocal }), media);
+  results.push(database, gateway, callbacks, inputs, checkCron({ cronSecret: env.CRON_SECRET, gatewayIsLocal: env.gatewayIsLocal }), ...media);
   return results;
 }
 
-/** The checklist as the terminal shows it: ✓/✗ per check, the fix under each ✗. */
+/**
+ * The checklist as the terminal shows it: ✓/!/✗ per check, the fix under each
+ * ! and ✗. Only a ✗ can lose callbacks, tasks or credits; a ! is a feature
+ * that is off (stills without FFmpeg), and the verdict says so.
+ */
 export function formatReport(results: CheckResult[]): string {
-  const mark = { ok: "✓", fail: "✗", skip: "–" } as const;
+  const mark = { ok: "✓", warn: "!", fail: "✗", skip: "–" } as const;
   const lines = results.flatMap((r) => [`${mark[r.status]} ${r.name}: ${r.detail}`, ...(r.fix ? [`    fix: ${r.fix}`] : [])]);
-  const failures = results.filter((r) => r.status === "fail").length;
+  const count = (status: CheckResult["status"]) => results.filter((r) => r.status === status).length;
+  const [failures, warnings] = [count("fail"), count("warn")];
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const warned = warnings === 0 ? "" : `${plural(warnings, "feature")} off (marked !): the rest works without ${warnings === 1 ? "it" : "them"}.`;
   lines.push(
     "",
-    failures === 0 ? "All checks passed." : `${failures} problem${failures === 1 ? "" : "s"}: until fixed, callbacks, tasks or credits may be lost.`,
+    failures > 0
+      ? `${plural(failures, "problem")}: until fixed, callbacks, tasks or credits may be lost.${warned ? ` Also ${warned}` : ""}`
+      : warned
+        ? `No problems: ${warned}`
+        : "All checks passed.",
   );
   return lines.join("\n");
 }

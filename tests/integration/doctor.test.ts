@@ -42,7 +42,7 @@ const fixAfter = (output: string, name: string) => {
 test("against the running stack every check passes, the balance is shown, and it exits 0", async () => {
   const { code, output } = await doctor();
   expect(output).not.toContain("✗");
-  for (const name of ["Node.js", "Environment files", "Configuration", "Secrets", "Database", "Gateway", "Callbacks", "Inputs", "Cron", "Media toolchain"]) {
+  for (const name of ["Node.js", "Environment files", "Configuration", "Secrets", "Database", "Gateway", "Callbacks", "Inputs", "Cron", "Uploads", "Stills", "Use first/last frame"]) {
     expect(line(output, "✓", name), `${name} in:\n${output}`).toBeDefined();
   }
   expect(line(output, "✓", "Gateway")).toMatch(/balance \d+ credits/);
@@ -136,7 +136,7 @@ describe("GET /api/health?verbose=1", () => {
     const body = (await response.json()) as { ok: boolean; checks: { name: string; status: string }[] };
     expect(body.ok).toBe(true);
     expect(body.checks.map((c) => [c.name, c.status])).toEqual(
-      ["Node.js", "Environment files", "Configuration", "Secrets", "Database", "Gateway", "Callbacks", "Inputs", "Cron", "Media toolchain"].map((name) => [name, "ok"]),
+      ["Node.js", "Environment files", "Configuration", "Secrets", "Database", "Gateway", "Callbacks", "Inputs", "Cron", "Uploads", "Stills", "Use first/last frame"].map((name) => [name, "ok"]),
     );
   });
 

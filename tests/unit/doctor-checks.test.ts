@@ -1,9 +1,13 @@
 // The doctor's pure verdicts: what an answer at the callback address means,
-// which base URLs a remote gateway cannot call, and the production secret rule.
+// which base URLs a remote gateway cannot call, the production secret rule,
+// what works without FFmpeg, and the verdict a warning gets.
 import { describe, expect, test } from "vitest";
 import { classifyProbe, unreachableReason } from "@/lib/doctor/callbacks";
 import { classifyInputProbe } from "@/lib/doctor/inputs";
 import { checkCron, checkNodeVersion, checkSecrets, variableNames } from "@/lib/doctor/environment";
+import { checkMediaToolchain } from "@/lib/doctor/media";
+import { formatReport } from "@/lib/doctor/run-doctor";
+import { toolchainVersion } from "@/lib/media/toolchain";
 
 describe("classifyProbe: GET on the receiver", () => {
   test.each([
@@ -95,5 +99,58 @@ describe("environment checks", () => {
       "PUBLIC_BASE_URL",
       "CRON_SECRET",
     ]);
+  });
+});
+
+describe("media: one line per feature, FFmpeg only for stills and frames", () => {
+  const lines = async (version: () => Promise<string | null>, storageEnabled = true) =>
+    (await checkMediaToolchain({ storageEnabled, version })).map((r) => [r.name, r.status, r.detail]);
+
+  test("with this machine's FFmpeg: every line ok, naming its version", async () => {
+    expect(await lines(toolchainVersion)).toEqual([
+      ["Uploads", "ok", "images and videos are checked with npm packages (sharp, mediabunny): no FFmpeg needed"],
+      ["Stills", "ok", expect.stringMatching(/^ffmpeg version \S+ makes a still of each stored video$/)],
+      ["Use first/last frame", "ok", expect.stringMatching(/^ffmpeg version \S+ takes frames from stored videos$/)],
+    ]);
+  });
+
+  test.each([
+    ["not on PATH", async () => null],
+    ["failing to run", async () => Promise.reject(new Error("spawn EACCES"))],
+  ])("FFmpeg %s: uploads still work; stills and frames are warnings with the install fix", async (_name, version) => {
+    const results = await checkMediaToolchain({ storageEnabled: true, version });
+    expect(results.map((r) => [r.name, r.status])).toEqual([
+      ["Uploads", "ok"],
+      ["Stills", "warn"],
+      ["Use first/last frame", "warn"],
+    ]);
+    expect(results[1]!.detail).toMatch(/the gallery shows placeholders/);
+    expect(results[2]!.detail).toMatch(/the frame actions are disabled, and a request for a frame answers 503 media_toolchain_missing/);
+    for (const result of results.slice(1)) expect(result.fix).toMatch(/apt-get install ffmpeg.*brew install ffmpeg.*winget install/);
+  });
+
+  test("MEDIA_STORAGE=none: nothing to check", async () => {
+    expect((await lines(async () => null, false)).map(([, status]) => status)).toEqual(["skip", "skip", "skip"]);
+  });
+});
+
+describe("formatReport's verdict", () => {
+  const okLine = { name: "Gateway", status: "ok", detail: "reachable" } as const;
+  const stills = { name: "Stills", status: "warn", detail: "ffmpeg is not on PATH", fix: "install FFmpeg" } as const;
+  const frames = { ...stills, name: "Use first/last frame" };
+  const callbacks = { name: "Callbacks", status: "fail", detail: "unreachable", fix: "set PUBLIC_BASE_URL" } as const;
+
+  test.each([
+    ["all ok", [okLine], "All checks passed."],
+    ["FFmpeg missing alone", [okLine, stills, frames], "No problems: 2 features off (marked !): the rest works without them."],
+    ["a failure and FFmpeg missing", [callbacks, stills], "1 problem: until fixed, callbacks, tasks or credits may be lost. Also 1 feature off (marked !): the rest works without it."],
+  ])("%s", (_name, results, verdict) => {
+    const report = formatReport([...results]);
+    expect(report.split("\n").at(-1)).toBe(verdict);
+    if (results.includes(stills)) expect(report).toContain("! Stills: ffmpeg is not on PATH\n    fix: install FFmpeg");
+  });
+
+  test("a missing FFmpeg never says callbacks or credits may be lost", () => {
+    expect(formatReport([okLine, stills, frames])).not.toMatch(/callbacks|credits|✗/);
   });
 });
