@@ -1,7 +1,8 @@
 // The app on a machine without FFmpeg (none on its PATH, nor on this test's,
-// which runs the copy jobs and the frame code in-process): a stored video
-// gets no still (its tile falls back to the placeholder, and the still stays
-// untried for when FFmpeg is installed); taking a frame answers 503
+// which runs the copy jobs and the frame code in-process): uploads are
+// checked with npm packages alone and accepted; a stored video gets no still
+// (its tile falls back to the placeholder, and the still stays untried for
+// when FFmpeg is installed); taking a frame answers 503
 // media_toolchain_missing with the doctor's fix, never a 500, and stores
 // nothing.
 import fs from "node:fs";
@@ -10,8 +11,15 @@ import path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { startApp } from "../support/app";
 import { submitAndCopy } from "../support/media-copies";
+import * as fixtures from "../support/media-fixtures";
 import { callAction } from "../support/server-actions";
+import { upload } from "../support/uploads";
 import { pathWithoutFfmpeg, runsOn } from "../support/without-ffmpeg";
+
+// Made while FFmpeg is still on this process's PATH: startApp sets the app's PATH here too.
+const png = fixtures.image({ format: "png", width: 640, height: 480 });
+const jpeg = fixtures.image({ format: "jpeg", width: 800, height: 600 });
+const mp4 = fixtures.clip({ seconds: 2, fps: 24 });
 
 const MEDIA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-no-ffmpeg-"));
 const noFfmpeg = pathWithoutFfmpeg();
@@ -25,6 +33,9 @@ afterAll(async () => {
   noFfmpeg.remove();
 });
 
+const FRAMES = "alpha-2.5-first-last-frame-480p";
+const DELTA = "delta-h3/reference-to-video";
+
 const storedFiles = () => (fs.existsSync(path.join(MEDIA_DIR, "uploads")) ? fs.readdirSync(path.join(MEDIA_DIR, "uploads")).sort() : []);
 
 test("the app's PATH has node but no ffmpeg or ffprobe", () => {
@@ -32,6 +43,18 @@ test("the app's PATH has node but no ffmpeg or ffprobe", () => {
   expect(runsOn(noFfmpeg.PATH, "node", ["--version"])).toBe(true);
   expect(runsOn(noFfmpeg.PATH, "ffmpeg")).toBe(false);
   expect(runsOn(noFfmpeg.PATH, "ffprobe")).toBe(false);
+});
+
+describe("uploads need no FFmpeg", () => {
+  test.each([
+    ["a PNG frame", png, FRAMES, "first_frame_url", { format: "png", width: 640, height: 480 }],
+    ["a JPEG frame", jpeg, FRAMES, "last_frame_url", { format: "jpeg", width: 800, height: 600 }],
+    ["an MP4 reference clip", mp4, DELTA, "reference_video_urls", { format: "mp4", width: 640, height: 360, codec: "h264" }],
+  ])("%s is accepted", async (_name, bytes, model, field, facts) => {
+    const { status, body } = await upload(app.visitor(), bytes, { model, field });
+    expect(status, JSON.stringify(body)).toBe(201);
+    expect(body).toMatchObject(facts);
+  });
 });
 
 describe("a Ready generation without FFmpeg", () => {
