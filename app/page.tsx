@@ -1,3 +1,4 @@
+import { FrameSupport } from "./_components/frame-support";
 import { Gallery } from "./_components/gallery";
 import { GenerationForm } from "./_components/generation-form";
 import { PAGE_SIZE, type GenerationFilters } from "./_components/client-data";
@@ -5,6 +6,7 @@ import { brand } from "@/lib/brand";
 import { GENERATION_STATES, type GenerationState } from "@/lib/generations/generation";
 import { getCompletionTimes } from "@/lib/generations/completion-history";
 import { listGenerations } from "@/lib/generations/queries";
+import { framesUnavailableReason } from "@/lib/media/frame-support";
 import { SEARCH_MAX_LENGTH } from "@/lib/generations/search-text";
 import { DEFAULT_MODEL_ID, findModel, MODELS } from "@/lib/models/catalog";
 import { pageMetadata } from "@/lib/page-metadata";
@@ -20,26 +22,29 @@ type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 export default async function HomePage({ searchParams }: { searchParams: SearchParams }) {
   const filters = parseFilters(await searchParams);
   const viewer = await getViewer();
-  const [initialPage, completionTimes] = await Promise.all([
+  const [initialPage, completionTimes, framesUnavailable] = await Promise.all([
     viewer ? listGenerations({ limit: PAGE_SIZE, ...filters, owner: galleryScope(viewer) }) : { items: [], nextCursor: null },
     getCompletionTimes(),
+    framesUnavailableReason(),
   ]);
   return (
-    <main id="main" className="mx-auto grid max-w-screen-2xl gap-8 px-4 py-6 sm:px-6 lg:grid-cols-[340px_minmax(0,1fr)]">
-      <h1 className="sr-only">{brand.name}</h1>
-      <section aria-labelledby="new-video">
-        <h2 id="new-video" className="mb-3 text-base font-semibold">
-          New video
-        </h2>
-        <GenerationForm models={MODELS} defaultModelId={DEFAULT_MODEL_ID} />
-      </section>
-      <section aria-labelledby="gallery" className="min-w-0">
-        <h2 id="gallery" className="mb-3 text-base font-semibold">
-          Gallery
-        </h2>
-        <Gallery initialPage={initialPage} initialFilters={filters} models={MODELS} initialCompletionTimes={completionTimes} />
-      </section>
-    </main>
+    <FrameSupport reason={framesUnavailable}>
+      <main id="main" className="mx-auto grid max-w-screen-2xl gap-8 px-4 py-6 sm:px-6 lg:grid-cols-[340px_minmax(0,1fr)]">
+        <h1 className="sr-only">{brand.name}</h1>
+        <section aria-labelledby="new-video">
+          <h2 id="new-video" className="mb-3 text-base font-semibold">
+            New video
+          </h2>
+          <GenerationForm models={MODELS} defaultModelId={DEFAULT_MODEL_ID} />
+        </section>
+        <section aria-labelledby="gallery" className="min-w-0">
+          <h2 id="gallery" className="mb-3 text-base font-semibold">
+            Gallery
+          </h2>
+          <Gallery initialPage={initialPage} initialFilters={filters} models={MODELS} initialCompletionTimes={completionTimes} />
+        </section>
+      </main>
+    </FrameSupport>
   );
 }
 

@@ -3,10 +3,12 @@
 // as the first frame of a new video, or the video as a reference video. The
 // server takes it from the kit's stored copy (never the gateway's expiring
 // link) and checks it like an upload; the form switches to the model it goes
-// to, with the upload in its field.
+// to, with the upload in its field. A frame needs FFmpeg on the server:
+// without it the two frame actions are shown disabled, with the reason.
 import { useId, useState, useTransition } from "react";
 import { continueFromResultAction } from "@/app/actions";
 import type { Generation } from "@/lib/generations/generation";
+import { useFramesUnavailable } from "./frame-support";
 import { requestRemix } from "./remix";
 import { saveUploads, uploadSessionKey } from "./upload-session";
 
@@ -54,12 +56,29 @@ export function ContinueActions({
       if (answer.status === "success") setOpen(false);
       onDone?.(answer.status === "success");
     });
-  const actions = ACTIONS.map((action) => (
-    <button key={action.take} type="button" className={className} onClick={() => run(action)} disabled={busy}>
-      {busy ? action.busy : action.label}
-      {about}
-    </button>
-  ));
+  const framesUnavailable = useFramesUnavailable();
+  const reasonId = useId();
+  const actions = ACTIONS.map((action) =>
+    framesUnavailable && action.take !== "video" ? (
+      // aria-disabled rather than disabled: it stays focusable, so the reason it names is heard.
+      <button key={action.take} type="button" className={`${className} cursor-not-allowed opacity-60`} aria-disabled="true" aria-describedby={reasonId}>
+        {action.label}
+        {about}
+      </button>
+    ) : (
+      <button key={action.take} type="button" className={className} onClick={() => run(action)} disabled={busy}>
+        {busy ? action.busy : action.label}
+        {about}
+      </button>
+    ),
+  );
+  if (framesUnavailable) {
+    actions.push(
+      <span key="reason" id={reasonId} className="basis-full text-xs text-zinc-600 dark:text-zinc-400" data-testid="frames-unavailable">
+        {framesUnavailable}
+      </span>,
+    );
+  }
   if (!folded) return actions;
   return (
     <>

@@ -2,9 +2,11 @@
 // "From my gallery" in a media field: the viewer's own Ready videos (kept
 // here), offered as a reference video for a video field, or as their first or
 // last frame for an image field. The server takes it from the stored copy and
-// checks it against this field like an upload.
+// checks it against this field like an upload. Without FFmpeg on the server
+// the frame buttons show disabled, with the reason.
 import { useRef, useState, useTransition } from "react";
 import { continueFromResultAction } from "@/app/actions";
+import { useFramesUnavailable } from "./frame-support";
 import type { SavedUpload } from "./upload-session";
 
 type Source = { id: string; prompt: string; durationSeconds: number | null; stillUrl: string | null };
@@ -30,6 +32,8 @@ export function GalleryPicker({
   const [message, setMessage] = useState("");
   const [busy, startTransition] = useTransition();
   const titleId = `${modelId}-${fieldName}-gallery-title`.replace(/[^a-z0-9-]/gi, "-");
+  const reasonId = `${titleId}-frames`;
+  const framesUnavailable = useFramesUnavailable();
 
   const open = async () => {
     setMessage("");
@@ -76,6 +80,11 @@ export function GalleryPicker({
           <p className="text-sm text-zinc-600 dark:text-zinc-400">
             {video ? "Your finished videos, kept here. Pick one as a reference video." : "Your finished videos, kept here. Take the first or the last frame of one."}
           </p>
+          {!video && framesUnavailable ? (
+            <p id={reasonId} className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="frames-unavailable">
+              {framesUnavailable}
+            </p>
+          ) : null}
           {sources === null ? (
             <p className="text-sm text-zinc-600 dark:text-zinc-400">Loading…</p>
           ) : sources.length === 0 && !message ? (
@@ -101,12 +110,20 @@ export function GalleryPicker({
                       </button>
                     ) : (
                       <>
-                        <button type="button" className={button} disabled={busy} onClick={() => pick(source, "first-frame")}>
-                          First frame<span className="sr-only"> of “{source.prompt.slice(0, 60)}”</span>
-                        </button>
-                        <button type="button" className={button} disabled={busy} onClick={() => pick(source, "last-frame")}>
-                          Last frame<span className="sr-only"> of “{source.prompt.slice(0, 60)}”</span>
-                        </button>
+                        {(["first-frame", "last-frame"] as const).map((take) => (
+                          <button
+                            key={take}
+                            type="button"
+                            className={framesUnavailable ? `${button} cursor-not-allowed opacity-60` : button}
+                            disabled={busy}
+                            aria-disabled={framesUnavailable ? "true" : undefined}
+                            aria-describedby={framesUnavailable ? reasonId : undefined}
+                            onClick={framesUnavailable ? undefined : () => pick(source, take)}
+                          >
+                            {take === "first-frame" ? "First frame" : "Last frame"}
+                            <span className="sr-only"> of “{source.prompt.slice(0, 60)}”</span>
+                          </button>
+                        ))}
                       </>
                     )}
                   </div>

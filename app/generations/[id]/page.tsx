@@ -9,6 +9,7 @@ import { STATE_LABELS, StateBadge } from "@/app/_components/state-badge";
 import { isTerminal } from "@/lib/generations/generation";
 import { getGenerationFresh } from "@/lib/generations/list-fresh";
 import { getGeneration, listDeliveries } from "@/lib/generations/queries";
+import { framesUnavailableReason } from "@/lib/media/frame-support";
 import { isCopying } from "@/lib/media/media-copy";
 import { findModel, KIND_LABELS } from "@/lib/models/catalog";
 import { pageMetadata, truncateTitle } from "@/lib/page-metadata";
@@ -46,7 +47,7 @@ export default async function GenerationPage({ params }: { params: Promise<{ id:
   if (!viewer || !generation) notFound();
   // The showcase (GALLERY_SCOPE=shared) shows others' videos, not how they were made.
   const own = !generation.showcase;
-  const deliveries = own ? await listDeliveries({ generationId: id }) : [];
+  const [deliveries, framesUnavailable] = await Promise.all([own ? listDeliveries({ generationId: id }) : [], framesUnavailableReason()]);
   const model = findModel(generation.model);
   const pending = !isTerminal(generation.state);
   // Also kept live while the result is being copied into storage.
@@ -74,7 +75,7 @@ export default async function GenerationPage({ params }: { params: Promise<{ id:
         <p className="text-sm text-zinc-600 dark:text-zinc-400">
           {model ? `${model.label} · ${KIND_LABELS[model.kind]}` : generation.model}
         </p>
-        <DetailActions generation={generation} own={own} />
+        <DetailActions generation={generation} own={own} framesUnavailable={framesUnavailable} />
       </header>
 
       <div className="grid gap-6 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
