@@ -1,10 +1,12 @@
 // The app served by an instance without FFmpeg on its PATH (the suite's
 // build, database, simulator and secrets, on a port of its own): a Ready
 // video's frame actions stay in place, disabled, with the reason and the
-// doctor to run; the whole clip can still be used as a reference.
+// doctor to run; the whole clip can still be used as a reference; frames and
+// clips upload as anywhere.
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { APP_PORT, E2E_APP_ENV } from "../../playwright.config";
+import * as fixtures from "../support/media-fixtures";
 import { pathWithoutFfmpeg } from "../support/without-ffmpeg";
 import { expect, test } from "./fixtures";
 
@@ -12,6 +14,9 @@ const OTHER_PORT = APP_PORT + 11;
 const otherUrl = `http://127.0.0.1:${OTHER_PORT}`;
 const REASON = "Needs FFmpeg on the server (npm run doctor)";
 const FRAME_ACTIONS = [/^Use last frame as first frame/, /^Use first frame/];
+
+// One instance without FFmpeg for the file, shared by its tests in turn.
+test.describe.configure({ mode: "serial" });
 
 let other: ChildProcess | undefined;
 const noFfmpeg = pathWithoutFfmpeg();
@@ -80,4 +85,17 @@ test("without FFmpeg: Use first/last frame are disabled with their reason on the
   for (const name of FRAME_ACTIONS) await expect(page.getByRole("button", { name })).toHaveAttribute("aria-disabled", "true");
   await expect(page.getByTestId("frames-unavailable")).toHaveText(REASON);
   await page.screenshot({ path: test.info().outputPath("no-ffmpeg-detail.png") });
+});
+
+test("without FFmpeg: two frames and a clip are uploaded and checked in the browser", async ({ gallery, page }) => {
+  await page.goto(`${otherUrl}/`);
+  await gallery.chooseModel("alpha-2.5-first-last-frame-480p");
+  await gallery.attach("First frame", { name: "bud.png", mimeType: "image/png", buffer: fixtures.image({ width: 640, height: 480 }) });
+  await gallery.attach("Last frame", { name: "flower.jpg", mimeType: "image/jpeg", buffer: fixtures.image({ format: "jpeg", width: 800, height: 600 }) });
+  await expect(gallery.mediaField("First frame").getByTestId("upload-facts")).toContainText("640 × 480 px");
+  await expect(gallery.mediaField("Last frame").getByTestId("upload-facts")).toContainText("800 × 600 px");
+  await gallery.chooseModel("delta-h3/reference-to-video");
+  await gallery.attach("Reference videos", { name: "dance.mp4", mimeType: "video/mp4", buffer: fixtures.clip({ seconds: 1 }) });
+  await expect(gallery.mediaField("Reference videos").getByTestId("upload-facts")).toContainText("640 × 360 px");
+  await page.screenshot({ path: test.info().outputPath("no-ffmpeg-uploads.png") });
 });
