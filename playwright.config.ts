@@ -55,8 +55,10 @@ export const E2E_APP_ENV: Record<string, string> = {
   SIMULATOR_API_KEY: E2E_GATEWAY_API_KEY,
   WEBHOOK_SECRET: E2E_WEBHOOK_SECRET,
   CRON_SECRET: E2E_CRON_SECRET,
-  // Every flow submits from 127.0.0.1; the limit has its own tests.
+  // Every flow submits and uploads from 127.0.0.1; the limits have their own tests (upload-quotas).
   SUBMIT_RATE_LIMIT: "0",
+  UPLOAD_RATE_LIMIT: "0",
+  UPLOAD_ADDRESS_QUOTA_BYTES: "0",
   // Per visitor (each test's browser context is one): owners.spec.ts fills it; other flows stay far below.
   SPEND_LIMIT_CREDITS: "6",
   // Every flow's visitors share 127.0.0.1: the address cap has its own tests (spend-caps-anonymous).
