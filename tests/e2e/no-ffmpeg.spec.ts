@@ -3,6 +3,7 @@
 // video's frame actions stay in place, disabled, with the reason and the
 // doctor to run; the whole clip can still be used as a reference; frames and
 // clips upload as anywhere.
+import AxeBuilder from "@axe-core/playwright";
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { APP_PORT, E2E_APP_ENV } from "../../playwright.config";
@@ -35,7 +36,7 @@ test.afterAll(() => {
   noFfmpeg.remove();
 });
 
-test("without FFmpeg: Use first/last frame are disabled with their reason on the card, the form's gallery picker and the detail page; Use as reference video works", async ({ gallery, simulator, page }) => {
+test("without FFmpeg: Use first/last frame are disabled with their reason on the card, the viewer, the form's gallery picker and the detail page; Use as reference video works", async ({ gallery, simulator, page }) => {
   const prompt = simulator.prompt("A red kite above a green hill");
   await gallery.goto();
   await gallery.submit(prompt, { "Duration (s)": "2" });
@@ -57,6 +58,15 @@ test("without FFmpeg: Use first/last frame are disabled with their reason on the
   await expect(group.getByTestId("frames-unavailable")).toHaveText(REASON);
   await expect(group.getByTestId("frames-unavailable")).toBeVisible();
   await page.screenshot({ path: test.info().outputPath("no-ffmpeg-card.png") });
+
+  // The viewer offers them outright, likewise; axe finds nothing to fix.
+  await card.getByRole("button", { name: /in the viewer/ }).click();
+  const viewer = page.getByRole("dialog");
+  for (const name of FRAME_ACTIONS) await expect(viewer.getByRole("button", { name })).toHaveAttribute("aria-disabled", "true");
+  await expect(viewer.getByTestId("frames-unavailable")).toHaveText(REASON);
+  expect((await new AxeBuilder({ page }).include("dialog").analyze()).violations).toEqual([]);
+  await page.keyboard.press("Escape");
+  await expect(viewer).toBeHidden();
 
   // Disabled for assistive technology and for a click: the form stays on its model.
   const model = await page.getByLabel("Model").inputValue();
