@@ -1,7 +1,10 @@
 // Media work under load, against the real app (next start): twelve visitors
-// upload a large valid PNG at once. The app runs no more FFmpeg processes at
-// once than its pool allows, and no good file is called damaged: each upload
-// is either accepted or answered 503 "busy" with Retry-After.
+// upload a large valid PNG at once, and no good file is called damaged: each
+// upload is either accepted or answered 503 "busy" with Retry-After. That the
+// pool bounds the work (sharp and mediabunny take its slots as FFmpeg does)
+// is the second test's: with one slot and no queue, the second upload is busy.
+// Measured before uploads moved to npm packages, when each check was an
+// FFmpeg process: 12 processes at once without the pool, 2 with it.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -19,58 +22,23 @@ afterAll(async () => {
   fs.rmSync(MEDIA_DIR, { recursive: true, force: true });
 });
 
-/** The pids of the FFmpeg processes running under `root` (the app's process tree), read from /proc. */
-function ffmpegUnder(root: number): number[] {
-  const parents = new Map<number, number>();
-  const names = new Map<number, string>();
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      // "pid (comm) state ppid …": comm may hold spaces, so split after its closing parenthesis.
-      const close = stat.lastIndexOf(")");
-      names.set(Number(entry), stat.slice(stat.indexOf("(") + 1, close));
-      parents.set(Number(entry), Number(stat.slice(close + 2).split(" ")[1]));
-    } catch {
-      // Gone between the listing and the read.
-    }
-  }
-  const under = (pid: number): boolean => {
-    for (let at = parents.get(pid), hops = 0; at !== undefined && hops < 20; at = parents.get(at), hops++) if (at === root) return true;
-    return false;
-  };
-  return [...names].filter(([pid, name]) => name === "ffmpeg" && under(pid)).map(([pid]) => pid);
-}
-
 describe("twelve large uploads at once", () => {
-  test("run at most the pool's processes at once, and each is accepted or busy, never damaged", async () => {
+  test("each is accepted or busy, never damaged", async () => {
     const png = fixtures.image({ width: 4096, height: 4096 });
-    const root = app.server.child.pid!;
-    let most = 0;
-    let sampling = true;
-    const sampler = (async () => {
-      while (sampling) {
-        most = Math.max(most, ffmpegUnder(root).length);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    })();
     const answers = await Promise.all(
       Array.from({ length: 12 }, async () => {
         const visitor = app.visitor();
         const { status, body } = await upload(visitor, png);
         return { status, code: body.error?.code, message: body.error?.message ?? "" };
       }),
-    ).finally(() => (sampling = false));
-    await sampler;
+    );
 
     const accepted = answers.filter((a) => a.status === 201).length;
     const busy = answers.filter((a) => a.status === 503 && a.code === "media_busy").length;
-    console.log(`[media-pool] 12 uploads of a 4096 × 4096 PNG: ${accepted} accepted, ${busy} busy; at most ${most} FFmpeg processes at once (pool: ${env.MEDIA_CONCURRENCY})`);
+    console.log(`[media-pool] 12 uploads of a 4096 × 4096 PNG: ${accepted} accepted, ${busy} busy (pool: ${env.MEDIA_CONCURRENCY})`);
     expect(answers.filter((a) => /damaged/i.test(a.message))).toEqual([]);
     expect(accepted + busy).toBe(12);
     expect(accepted).toBeGreaterThan(0);
-    // Whichever library checks the image (FFmpeg here, a process per file), no more run at once than the pool's slots.
-    expect(most).toBeLessThanOrEqual(env.MEDIA_CONCURRENCY);
   }, 180_000);
 
   test("a busy answer says so, and when to come back", async () => {
