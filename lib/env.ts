@@ -55,7 +55,7 @@ const schema = z
     // A copy attempt is cut (and retried with backoff) when its rate stays under
     // this floor over the window, or at the deadline, whatever the host sends.
     MEDIA_COPY_MIN_BYTES_PER_SECOND: optional(z.coerce.number().int().min(0)).default(32 * 1024),
-    MEDIA_COPY_RATE_WINDOW_MS: optional(z.coerce.number().int().min(500).max(3_600_000)).default(60_000),
+    MEDIA_COPY_RATE_WINDOW_MS: optional(z.coerce.number().int().min(500).max(3_600_000)).default(15_000),
     MEDIA_COPY_DEADLINE_MS: optional(z.coerce.number().int().min(1000)).default(30 * 60_000),
     // How long the cron waits for the copies it starts before answering; the rest go on, or wait for its next run.
     MEDIA_CRON_BUDGET_MS: optional(z.coerce.number().int().min(0).max(280_000)).default(20_000),

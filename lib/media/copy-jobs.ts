@@ -19,6 +19,8 @@ const BACKFILL_WINDOW_MS = 14 * 86_400_000;
 
 /** At most this many copies run at once from requestMediaCopies in one process; the others wait, PENDING, for a slot. */
 const CONCURRENT_COPIES = 4;
+/** At most this many of them from one result host: however slow a host is, another host's copy always finds a slot. */
+export const COPIES_PER_HOST = CONCURRENT_COPIES - 1;
 /** Past this many jobs waiting for a slot, more are left to the cron and readers: their rows keep them. */
 const WAITING_MAX = 1_000;
 /** Generations per round of the queue: one query finds their missing jobs, one creates them, one finds the due ones. */
@@ -61,11 +63,14 @@ async function pump(): Promise<void> {
   }
 }
 
-// This process's download slots. A job waiting here is still a due PENDING
-// row: another runner (the cron, an instance) may take it first, and then
-// its claim here is a no-op.
+// This process's download slots, shared between result hosts: a waiting job
+// starts, oldest first, once a slot is free and its host runs fewer than
+// COPIES_PER_HOST copies here. A job waiting here is still a due PENDING row:
+// another runner (the cron, an instance) may take it first, and then its
+// claim here is a no-op.
 const waiting: { job: MediaCopy; storage: MediaStorage }[] = [];
 const inSlotsOrWaiting = new Set<string>();
+const runningPerHost = new Map<string, number>();
 let running = 0;
 
 function runInSlot(job: MediaCopy, storage: MediaStorage): void {
@@ -76,14 +81,36 @@ function runInSlot(job: MediaCopy, storage: MediaStorage): void {
 }
 
 function startWaiting(): void {
-  while (running < CONCURRENT_COPIES && waiting.length > 0) {
-    const { job, storage } = waiting.shift()!;
+  while (running < CONCURRENT_COPIES) {
+    const next = nextWithRoom(waiting, runningPerHost);
+    if (next < 0) return;
+    const { job, storage } = waiting.splice(next, 1)[0]!;
+    const host = copyHost(job);
     running++;
+    runningPerHost.set(host, (runningPerHost.get(host) ?? 0) + 1);
     void runJob(job, storage).finally(() => {
       running--;
+      const left = runningPerHost.get(host)! - 1;
+      if (left > 0) runningPerHost.set(host, left);
+      else runningPerHost.delete(host);
       inSlotsOrWaiting.delete(job.id);
       startWaiting();
     });
+  }
+}
+
+/** The index of the oldest waiting job whose host has room for one more copy, or -1. */
+export function nextWithRoom(queue: readonly { job: Pick<MediaCopy, "sourceUrl" | "state"> }[], runningByHost: ReadonlyMap<string, number>): number {
+  return queue.findIndex(({ job }) => (runningByHost.get(copyHost(job)) ?? 0) < COPIES_PER_HOST);
+}
+
+/** The host a copy downloads from (a deletion, or a URL that does not parse, counts as its own host: ""). */
+export function copyHost(job: Pick<MediaCopy, "sourceUrl" | "state">): string {
+  if (job.state === "DELETING") return "";
+  try {
+    return new URL(job.sourceUrl).host.toLowerCase();
+  } catch {
+    return "";
   }
 }
 

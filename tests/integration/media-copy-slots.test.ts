@@ -1,8 +1,8 @@
-// Slow copies that hold every download slot of the process (each above the
-// rate floor, so none is cut for minutes) stop nothing else: a new SUCCESS
-// still gets its copy jobs at once, and the cron answers within its budget,
-// leaving the rest for its next run. A database of this file's own, so that
-// its long copies are nobody else's due jobs.
+// Slow copies that hold every download slot their host may take in the
+// process (each above the rate floor, so none is cut for minutes) stop
+// nothing else: a new SUCCESS still gets its copy jobs at once, and the cron
+// answers within its budget, leaving the rest for its next run. A database
+// of this file's own, so that its long copies are nobody else's due jobs.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -23,6 +23,7 @@ const app = await startApp({
 });
 const { prisma } = await import("@/lib/db");
 const { env } = await import("@/lib/env");
+const { COPIES_PER_HOST } = await import("@/lib/media/copy-jobs");
 
 afterAll(async () => {
   // The slow downloads end with the simulator; their attempts are recorded as failed.
@@ -41,20 +42,24 @@ async function submit(label: string, media?: typeof SLOW) {
   return body.id as string;
 }
 
-test("with every slot held by a slow host, a new SUCCESS still gets its copy job; the cron answers within its budget", async () => {
-  // One more slow result than there are slots: it waits, PENDING, for one.
+test("with every slot a slow host may take held, a new SUCCESS still gets its copy job; the cron answers within its budget", async () => {
+  // One more slow result than there are slots: the host's share of the slots
+  // runs (the simulator is one host), the rest wait, PENDING, for one.
   const slow = await Promise.all(Array.from({ length: SLOTS + 1 }, (_, i) => submit(`slow-${i}`, SLOW)));
   const copying = () => prisma.mediaCopy.count({ where: { generationId: { in: slow }, state: "COPYING" } });
-  await waitFor(async () => (await prisma.mediaCopy.count({ where: { generationId: { in: slow } } })) === SLOTS + 1 && (await copying()) === SLOTS, 20_000);
+  await waitFor(
+    async () => (await prisma.mediaCopy.count({ where: { generationId: { in: slow } } })) === SLOTS + 1 && (await copying()) === COPIES_PER_HOST,
+    20_000,
+  );
 
   const fresh = await submit("fresh");
   await waitFor(async () => (await prisma.generation.findUniqueOrThrow({ where: { id: fresh } })).state === "SUCCESS");
   // Its job exists at once, whatever the slots are doing.
   const job = await waitFor(() => prisma.mediaCopy.findFirst({ where: { generationId: fresh } }), 10_000);
   expect(job.sourceUrl).toMatch(/\/media\//);
-  expect(await copying()).toBe(SLOTS);
+  expect(await copying()).toBe(COPIES_PER_HOST);
 
-  // The cron takes the due jobs (the waiting slow one among them), waits its
+  // The cron takes the due jobs (the waiting slow ones among them), waits its
   // budget and answers; what still runs goes on under its lease.
   const response = await app.fetch("/api/cron/reconcile", {
     headers: { Authorization: `Bearer ${env.CRON_SECRET}` },
