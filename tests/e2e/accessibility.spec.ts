@@ -19,6 +19,9 @@ async function violations(page: Page) {
 for (const colorScheme of ["light", "dark"] as const) {
   for (const width of [390, 1280]) {
     test(`no axe violations: ${colorScheme}, ${width} px`, async ({ gallery, simulator, page }) => {
+      // Three generations, six pages and states, an axe run on each: on a loaded 2-core machine the
+      // whole flow outlasted the 60 s default (an axe run alone took tens of seconds), with nothing wrong.
+      test.slow();
       await page.emulateMedia({ colorScheme, reducedMotion: "reduce" });
       await page.setViewportSize({ width, height: 900 });
       await simulator.control.scenario({ match: `${simulator.marker} fails`, outcome: "failure", failMsg: "The model was busy." });
