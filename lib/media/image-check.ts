@@ -27,7 +27,7 @@ import fs from "node:fs";
 import sharp, { type Metadata } from "sharp";
 import { FORMAT_LABEL, type ImageFormat } from "@/lib/models/media-limits";
 import { mediaBusy, mediaPool } from "./media-pool";
-import { sniffFormat, SNIFF_BYTES } from "./sniff";
+import { readHead, sniffFormat } from "./sniff";
 
 sharp.block({ operation: ["VipsForeignLoad"] });
 sharp.unblock({
@@ -66,7 +66,7 @@ export type ImageRefusal = {
  */
 export async function readImageHeader({ file, format, maxPixels }: { file: string; format: ImageFormat; maxPixels: number }): Promise<({ ok: true } & ImageHeader) | ImageRefusal> {
   const label = FORMAT_LABEL[format];
-  const sniffed = sniffFormat(await firstBytes(file, SNIFF_BYTES));
+  const sniffed = sniffFormat(await readHead(file));
   if (!("format" in sniffed) || sniffed.format !== format) {
     return { ok: false, reason: "wrong_format", message: `This file is not a ${label} image (its contents say so, whatever its name).` };
   }
@@ -139,15 +139,4 @@ export async function reencodeImage({
       return { ok: false as const, reason: "damaged" as const, message: `This ${FORMAT_LABEL[format]} file is damaged: it could not be read through.` };
     }
   });
-}
-
-async function firstBytes(file: string, length: number): Promise<Buffer> {
-  const handle = await fs.promises.open(file, "r");
-  try {
-    const buffer = Buffer.alloc(length);
-    const { bytesRead } = await handle.read(buffer, 0, length, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
 }
