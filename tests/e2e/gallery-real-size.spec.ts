@@ -5,7 +5,7 @@
 // that share their stored copies and stills, as a long-lived gallery's would.
 // The placeholder of a result with no still: tests/e2e/stills.spec.ts.
 import { randomBytes } from "node:crypto";
-import { executeInAppDatabase } from "./database";
+import { executeInAppDatabaseTogether } from "./database";
 import { expect, test } from "./fixtures";
 
 const TOTAL = 60;
@@ -19,19 +19,26 @@ const GENERATION_COLUMNS = ["model", "state", "input", "resultUrls", "creditsCon
 const COPY_COLUMNS = ["position", "sourceUrl", "state", "storageKey", "contentType", "size", "sha256", "stillKey", "stillCheckedAt", "attempts", "nextRunAt", "createdAt", "updatedAt", "completedAt"];
 const quoted = (columns: string[]) => columns.map((c) => `"${c}"`).join(", ");
 
-/** A finished generation planted as a copy of `id`: same owner, same stored video and still. */
+/**
+ * A finished generation planted as a copy of `id`: same owner, same stored
+ * video and still. Both rows in one transaction: a SUCCESS generation seen
+ * without its copy row gets one from the app's copy scheduler, and the
+ * planted copy then collides with it (seen on PostgreSQL).
+ */
 async function plantLike(id: string, n: number) {
   const cloneId = `c${randomBytes(12).toString("hex")}`;
-  await executeInAppDatabase(
-    `INSERT INTO "Generation" ("id", "prompt", "promptSearch", ${quoted(GENERATION_COLUMNS)})
-     SELECT ?, "prompt" || ?, "promptSearch" || ?, ${quoted(GENERATION_COLUMNS)} FROM "Generation" WHERE "id" = ?`,
-    [cloneId, ` (take ${n})`, ` (take ${n})`, id],
-  );
-  await executeInAppDatabase(
-    `INSERT INTO "MediaCopy" ("id", "generationId", ${quoted(COPY_COLUMNS)})
-     SELECT ?, ?, ${quoted(COPY_COLUMNS)} FROM "MediaCopy" WHERE "generationId" = ?`,
-    [`m${randomBytes(12).toString("hex")}`, cloneId, id],
-  );
+  await executeInAppDatabaseTogether([
+    [
+      `INSERT INTO "Generation" ("id", "prompt", "promptSearch", ${quoted(GENERATION_COLUMNS)})
+       SELECT ?, "prompt" || ?, "promptSearch" || ?, ${quoted(GENERATION_COLUMNS)} FROM "Generation" WHERE "id" = ?`,
+      [cloneId, ` (take ${n})`, ` (take ${n})`, id],
+    ],
+    [
+      `INSERT INTO "MediaCopy" ("id", "generationId", ${quoted(COPY_COLUMNS)})
+       SELECT ?, ?, ${quoted(COPY_COLUMNS)} FROM "MediaCopy" WHERE "generationId" = ?`,
+      [`m${randomBytes(12).toString("hex")}`, cloneId, id],
+    ],
+  ]);
 }
 
 test("60 real-size videos: stills everywhere, at most 2 players after a full scroll, hover plays, the viewer plays it whole", async ({ gallery, simulator, page }) => {
