@@ -18,8 +18,9 @@ let cached: { at: number; answer: Promise<boolean> } | null = null;
 
 /**
  * True when frames can be taken here: `ffmpeg -version` runs, once per
- * process per minute. A check that could not run (the media pool busy) is
- * not kept and counts as yes: the request itself will say what is wrong.
+ * process per minute, outside the media pool (a page never waits behind
+ * uploads for it). A check that could not finish (timed out) is not kept and
+ * counts as yes: the request itself will say what is wrong.
  */
 export function canExtractFrames(): Promise<boolean> {
   if (cached && Date.now() - cached.at < CHECK_TTL_MS) return cached.answer;

@@ -63,7 +63,20 @@ async function pinnedInput(file: string, kind: "video" | "image"): Promise<strin
 /** What the video holds (its first video stream), or null when it is not a video FFmpeg can read. */
 export async function probeMedia({ file, timeoutMs = DEFAULT_TIMEOUT_MS }: { file: string; timeoutMs?: number }): Promise<MediaProbe | null> {
   const input = await pinnedInput(file, "video");
-  if (!input) return null;
+  return input && probePinned(input, timeoutMs);
+}
+
+/**
+ * A pinned video input (pinnedInput) and what it holds, when it is a video
+ * FFmpeg can read no larger than MAX_DIMENSION: what a frame is taken from.
+ */
+async function decodableVideo(file: string, timeoutMs: number): Promise<{ input: string[]; probe: MediaProbe } | null> {
+  const input = await pinnedInput(file, "video");
+  const probe = input && (await probePinned(input, timeoutMs));
+  return input && probe && probe.width <= MAX_DIMENSION && probe.height <= MAX_DIMENSION ? { input, probe } : null;
+}
+
+async function probePinned(input: string[], timeoutMs: number): Promise<MediaProbe | null> {
   const out = await run("ffprobe", ["-v", "error", ...input, "-select_streams", "v:0", "-show_entries", "stream=width,height,codec_name:format=duration", "-of", "json"], {
     timeoutMs,
     maxBytes: MAX_PROBE_BYTES,
@@ -98,9 +111,9 @@ export async function extractStill({
   format?: StillFormat;
   timeoutMs?: number;
 }): Promise<{ image: Buffer; contentType: string; probe: MediaProbe } | null> {
-  const probe = await probeMedia({ file, timeoutMs });
-  const input = probe && (await pinnedInput(file, "video"));
-  if (!probe || !input || probe.width > MAX_DIMENSION || probe.height > MAX_DIMENSION) return null;
+  const video = await decodableVideo(file, timeoutMs);
+  if (!video) return null;
+  const { input, probe } = video;
   const at = probe.durationSeconds !== null && probe.durationSeconds > atSeconds * 2 ? atSeconds : 0;
   const codec = format === "webp" ? ["-c:v", "libwebp", "-quality", "75"] : ["-c:v", "mjpeg", "-q:v", "5"];
   const image = await run(
@@ -171,9 +184,9 @@ const rate = (fraction: string | undefined): number | null => {
  * last one written stays). False when there is no decodable frame.
  */
 export async function extractFrame({ file, which, output, timeoutMs = DEFAULT_TIMEOUT_MS }: { file: string; which: "first" | "last"; output: string; timeoutMs?: number }): Promise<boolean> {
-  const probe = await probeMedia({ file, timeoutMs });
-  const input = probe && (await pinnedInput(file, "video"));
-  if (!probe || !input || probe.width > MAX_DIMENSION || probe.height > MAX_DIMENSION) return false;
+  const video = await decodableVideo(file, timeoutMs);
+  if (!video) return false;
+  const { input } = video;
   const frames = which === "last" ? ["-sseof", "-1", ...input, "-map", "0:v:0", "-update", "1"] : [...input, "-map", "0:v:0", "-frames:v", "1"];
   const out = await run("ffmpeg", ["-nostdin", "-v", "error", "-threads", "1", ...frames, "-an", "-sn", "-dn", "-c:v", "png", "-f", "image2", "-y", output], { timeoutMs, maxBytes: MAX_PROBE_BYTES });
   return out !== null;
@@ -210,10 +223,14 @@ export async function ffmpegRewrite({ input, output, format, maxPixels, timeoutM
   return out !== null;
 }
 
-/** Whether the toolchain is installed, and which version (for the doctor). */
+/**
+ * Whether the toolchain is installed, and which version (for the doctor and
+ * the pages that offer frame actions). Outside the media pool: it reads no
+ * file, and a page must not wait behind uploads to learn it.
+ */
 export async function toolchainVersion(): Promise<string | null> {
   try {
-    const out = await run("ffmpeg", ["-version"], { timeoutMs: 5_000, maxBytes: 64 * 1024 });
+    const out = await spawnTool("ffmpeg", ["-version"], { timeoutMs: 5_000, maxBytes: 64 * 1024 });
     return out?.toString("utf8").split("\n")[0] ?? null;
   } catch (error) {
     if (error instanceof ToolchainMissingError) return null;
@@ -228,18 +245,20 @@ export async function toolchainVersion(): Promise<string | null> {
  * loaded: the file may be fine), and ToolchainMissingError when the tool is
  * not installed.
  */
-function run(command: string, args: string[], { timeoutMs, maxBytes }: { timeoutMs: number; maxBytes: number }): Promise<Buffer | null> {
-  return mediaPool().run(
-    () =>
-      new Promise((resolve, reject) => {
-        execFile(command, args, { encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: maxBytes, windowsHide: true }, (error, stdout) => {
-          if ((error as NodeJS.ErrnoException | null)?.code === "ENOENT") {
-            return reject(new ToolchainMissingError(`${command} is not installed (or not on PATH): run \`npm run doctor\` for how to install FFmpeg.`));
-          }
-          // Killed by the timeout (not by the output cap, which is the file's doing).
-          if (error && error.killed && error.signal === "SIGKILL" && error.code !== "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") return reject(mediaBusy());
-          resolve(error ? null : stdout);
-        });
-      }),
-  );
+function run(command: string, args: string[], limits: { timeoutMs: number; maxBytes: number }): Promise<Buffer | null> {
+  return mediaPool().run(() => spawnTool(command, args, limits));
+}
+
+/** One run of `command` with no shell, bounded in time and output: run() without the pool. */
+function spawnTool(command: string, args: string[], { timeoutMs, maxBytes }: { timeoutMs: number; maxBytes: number }): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: maxBytes, windowsHide: true }, (error, stdout) => {
+      if ((error as NodeJS.ErrnoException | null)?.code === "ENOENT") {
+        return reject(new ToolchainMissingError(`${command} is not installed (or not on PATH): run \`npm run doctor\` for how to install FFmpeg.`));
+      }
+      // Killed by the timeout (not by the output cap, which is the file's doing).
+      if (error && error.killed && error.signal === "SIGKILL" && error.code !== "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") return reject(mediaBusy());
+      resolve(error ? null : stdout);
+    });
+  });
 }

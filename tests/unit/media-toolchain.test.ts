@@ -7,7 +7,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { extractFrame, extractStill, probeMedia, ffprobeVideo, ffmpegRewrite } from "@/lib/media/toolchain";
+import { env } from "@/lib/env";
+import { mediaPool } from "@/lib/media/media-pool";
+import { extractFrame, extractStill, probeMedia, ffprobeVideo, ffmpegRewrite, toolchainVersion } from "@/lib/media/toolchain";
 
 let dir: string;
 const clip = (name: string) => path.join(dir, name);
@@ -104,6 +106,20 @@ describe("a run cut by its time limit", () => {
     await expect(ffprobeVideo({ file: clip("landscape.mp4"), timeoutMs: 1 })).rejects.toMatchObject({ code: "media_busy" });
     // The same file, given its time: fine.
     expect(await extractStill({ file: clip("landscape.mp4") })).not.toBeNull();
+  });
+});
+
+describe("toolchainVersion", () => {
+  test("answers while every slot of the media pool is taken: a page asking whether frames work never waits behind uploads", async () => {
+    const releases: (() => void)[] = [];
+    const held = Array.from({ length: env.MEDIA_CONCURRENCY }, () => mediaPool().run(() => new Promise<void>((resolve) => releases.push(resolve))));
+    try {
+      await expect.poll(() => releases.length).toBe(env.MEDIA_CONCURRENCY);
+      expect(await toolchainVersion()).toMatch(/^ffmpeg version/);
+    } finally {
+      releases.forEach((release) => release());
+      await Promise.all(held);
+    }
   });
 });
 
