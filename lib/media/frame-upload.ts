@@ -14,12 +14,10 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { isRecord, safeJsonParse } from "@/lib/json";
 import { MODELS } from "@/lib/models/catalog";
-import { isVideoFormat } from "@/lib/models/media-limits";
 import { toolchainMissing } from "./frame-support";
 import { receiveUpload, type UploadView } from "./receive-upload";
-import { readHead, sniffFormat } from "./sniff";
 import { getMediaStorage } from "./storage";
-import { OPAQUE_CONTENT_TYPE } from "./stills";
+import { OPAQUE_CONTENT_TYPE } from "./media-copy";
 import { extractFrame, ToolchainMissingError } from "./toolchain";
 
 export const RESULT_TAKES = ["first-frame", "last-frame", "video"] as const;
@@ -50,11 +48,15 @@ export async function uploadFromResult({
   const copy = await prisma.mediaCopy.findFirst({
     where: { generationId, state: "DONE", generation: { ownerId, deletedAt: null } },
     orderBy: { position: "asc" },
-    select: { storageKey: true, generation: { select: { input: true } } },
+    select: { storageKey: true, contentType: true, generation: { select: { input: true } } },
   });
   const storage = await getMediaStorage();
   if (!copy || !storage) throw new AppError("not_found", "This video is not kept here yet: try again once it is stored.");
   const { model, field } = target ?? (take === "video" ? videoTarget(durationOf(copy.generation.input)) : FRAME_TARGET);
+  // What the copy is was read from its bytes when it was stored: only a video reaches the decoder.
+  if (take !== "video" && copy.contentType === OPAQUE_CONTENT_TYPE) {
+    throw new AppError("invalid_input", "This result is stored as a file, not as an MP4, QuickTime or WebM video: no frame can be taken from it.");
+  }
   const object = await storage.get({ key: copy.storageKey });
   if (!object) throw new AppError("not_found", "The stored video is missing.");
   if (take === "video") {
@@ -73,11 +75,6 @@ export async function uploadFromResult({
       },
     });
     await pipeline(object.body, capped, fs.createWriteStream(video));
-    // What the copy is, from its bytes: only a video of an accepted container reaches the decoder.
-    const sniffed = sniffFormat(await readHead(video));
-    if ("refused" in sniffed || !isVideoFormat(sniffed.format)) {
-      throw new AppError("invalid_input", "This result is stored as a file, not as an MP4, QuickTime or WebM video: no frame can be taken from it.");
-    }
     const frame = path.join(dir, "frame.png");
     const which = take === "first-frame" ? "first" : "last";
     const extracted = await extractFrame({ file: video, which, output: frame }).catch((error: unknown) => {

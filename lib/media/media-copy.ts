@@ -2,6 +2,9 @@
 // the app's copy once it exists, the gateway's link until then.
 import type { MediaCopy as MediaCopyRow } from "@/lib/generated/prisma/client";
 
+/** What a copy whose bytes are not an MP4, QuickTime or WebM video is stored and served as: a download, never played. */
+export const OPAQUE_CONTENT_TYPE = "application/octet-stream";
+
 export type MediaCopyStatus = "pending" | "copying" | "done" | "failed" | "deleted";
 
 export type StoredMedia = {
@@ -38,7 +41,7 @@ export function toStoredMedia(row: MediaCopyRow): StoredMedia {
     // Not yet tried (a copy stored before stills existed): the first request makes it.
     stillUrl: status === "done" && (row.stillKey !== null || row.stillCheckedAt === null) ? `/api/media/${row.id}/still` : null,
     // Set from the sniffed bytes when the copy was stored (lib/media/stills.ts).
-    kind: row.contentType === "application/octet-stream" && row.stillKey === null ? "file" : "video",
+    kind: row.contentType === OPAQUE_CONTENT_TYPE && row.stillKey === null ? "file" : "video",
     size: row.size,
     attempts: row.attempts,
     error: row.lastError,

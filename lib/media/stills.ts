@@ -17,6 +17,7 @@ import { pipeline } from "node:stream/promises";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { FORMAT_CONTENT_TYPE, isVideoFormat } from "@/lib/models/media-limits";
+import { OPAQUE_CONTENT_TYPE } from "./media-copy";
 import { isMediaBusy, mediaBusy } from "./media-pool";
 import { readHead, sniffFormat } from "./sniff";
 import type { MediaStorage } from "./storage";
@@ -24,8 +25,6 @@ import { extractStill, ToolchainMissingError } from "./toolchain";
 import { updateMediaCopyIf } from "./update-if";
 
 export const STILL_CONTENT_TYPE = "image/jpeg";
-/** What a copy that is not a video of an accepted container is served as: a download, never played. */
-export const OPAQUE_CONTENT_TYPE = "application/octet-stream";
 /** Where a copy's still lives: beside it, on the same storage. */
 export const stillKeyOf = (storageKey: string) => `${storageKey}-still`;
 
