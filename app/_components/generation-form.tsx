@@ -5,7 +5,7 @@
 // focus on the first field to fix).
 import { useActionState, useEffect, useRef, useState, startTransition } from "react";
 import { submitGenerationAction, type SubmitState } from "@/app/actions";
-import { formatCostEstimate, KIND_LABELS, priceLabel, type FieldSpec, type MediaFieldSpec, type ModelSpec } from "@/lib/models/catalog";
+import { formatCostEstimate, isMediaField, KIND_LABELS, priceLabel, type FieldSpec, type MediaFieldSpec, type ModelSpec } from "@/lib/models/catalog";
 import { mutate } from "swr";
 import { FrameShapeWarning } from "./frame-shapes";
 import { MediaField, type Uploaded } from "./media-field";
@@ -135,7 +135,7 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
       </div>
 
       {model.fields.map((field) =>
-        field.type === "image" || field.type === "video-list" ? (
+        isMediaField(field) ? (
           <div key={`${model.id}:${field.name}`} className="space-y-2">
             <MediaField
               field={field}

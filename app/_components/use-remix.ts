@@ -4,7 +4,7 @@
 // media inputs come back as the uploads they were while those are kept.
 import { useEffect, useState } from "react";
 import { findKeptUploadsAction } from "@/app/actions";
-import type { MediaFieldSpec, ModelSpec } from "@/lib/models/catalog";
+import { mediaFieldsOf, mediaValuesOf, type MediaFieldSpec, type ModelSpec } from "@/lib/models/catalog";
 import { isUploadId } from "@/lib/models/input-schema";
 import { fieldValue, finishRemix, useRemixRequest } from "./remix";
 import { saveUploads, uploadSessionKey } from "./upload-session";
@@ -65,17 +65,14 @@ export function useRemix({
   return remix;
 }
 
-const mediaFields = (model: ModelSpec) => model.fields.filter((f): f is MediaFieldSpec => f.type === "image" || f.type === "video-list");
-const valuesOf = (value: unknown): string[] => (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter((v): v is string => typeof v === "string");
-
 /**
  * Puts the generation's uploads back in their fields (through the tab's
  * session, where a field restores its files from) while the server keeps
  * them; answers what must be added again.
  */
 async function restoreMedia(model: ModelSpec, input: Record<string, unknown>): Promise<Record<string, string>> {
-  const wanted = mediaFields(model)
-    .map((field) => ({ field, values: valuesOf(input[field.name]) }))
+  const wanted = mediaFieldsOf(model)
+    .map((field) => ({ field, values: mediaValuesOf(field, input) }))
     .filter(({ values }) => values.length > 0);
   const ids = wanted.flatMap(({ values }) => values.filter(isUploadId));
   const kept = new Map((ids.length ? await findKeptUploadsAction(ids).catch(() => []) : []).map((upload) => [upload.id, upload]));

@@ -12,30 +12,25 @@ import { AppError } from "@/lib/errors";
 import { isPublicAddress } from "@/lib/media/addresses";
 import { inputLinkFor, inputLinksReachable } from "@/lib/media/upload-links";
 import { findUploads } from "@/lib/media/upload-store";
-import type { MediaFieldSpec, ModelSpec } from "@/lib/models/catalog";
+import { mediaFieldsOf, mediaValuesOf, type ModelSpec } from "@/lib/models/catalog";
 import { isUploadId } from "@/lib/models/input-schema";
 import { mediaProblems, type MediaFacts, type MediaFormat } from "@/lib/models/media-limits";
 
 const LOOKUP_TIMEOUT_MS = 3_000;
 
-const mediaFields = (model: ModelSpec) => model.fields.filter((f): f is MediaFieldSpec => f.type === "image" || f.type === "video-list");
-const valuesOf = (field: MediaFieldSpec, input: Record<string, unknown>): string[] => {
-  const value = input[field.name];
-  return value === undefined ? [] : field.type === "image" ? [value as string] : (value as string[]);
-};
 
 /** The upload ids the submission uses, once every media input passed; throws the field errors otherwise. */
 export async function checkMediaInputs({ model, input, ownerId }: { model: ModelSpec; input: Record<string, unknown>; ownerId: string }): Promise<string[]> {
-  const fields = mediaFields(model);
-  const ids = fields.flatMap((field) => valuesOf(field, input).filter(isUploadId));
+  const fields = mediaFieldsOf(model);
+  const ids = fields.flatMap((field) => mediaValuesOf(field, input).filter(isUploadId));
   const uploads = new Map((ids.length ? await findUploads({ ids, ownerId }) : []).map((u) => [u.id, u]));
   // Every pasted URL's host is looked up at once.
-  const urls = fields.flatMap((field) => valuesOf(field, input).filter((v) => !isUploadId(v)));
+  const urls = fields.flatMap((field) => mediaValuesOf(field, input).filter((v) => !isUploadId(v)));
   const refusals = new Map(await Promise.all(urls.map(async (url) => [url, await publicHostRefusal(url)] as const)));
   const errors: Record<string, string[]> = {};
   for (const field of fields) {
     const problems: string[] = [];
-    for (const value of valuesOf(field, input)) {
+    for (const value of mediaValuesOf(field, input)) {
       if (!isUploadId(value)) {
         const refusal = refusals.get(value);
         if (refusal) problems.push(refusal);
@@ -53,7 +48,7 @@ export async function checkMediaInputs({ model, input, ownerId }: { model: Model
   }
   if (ids.length && !inputLinksReachable()) {
     const message = `The gateway cannot fetch uploads from ${new URL(env.PUBLIC_BASE_URL).host}: set PUBLIC_BASE_URL to a public address (or a tunnel), or give public URLs.`;
-    for (const field of fields) if (valuesOf(field, input).some(isUploadId)) (errors[field.name] ??= []).push(message);
+    for (const field of fields) if (mediaValuesOf(field, input).some(isUploadId)) (errors[field.name] ??= []).push(message);
   }
   if (Object.keys(errors).length) throw new AppError("invalid_input", "Check the highlighted fields.", errors);
   return [...new Set(ids)];
@@ -62,8 +57,8 @@ export async function checkMediaInputs({ model, input, ownerId }: { model: Model
 /** The refusal of a submission whose uploads `ids` were deleted after they were checked: nothing was stored or sent. */
 export function goneUploadsError({ model, input, ids }: { model: ModelSpec; input: Record<string, unknown>; ids: string[] }): AppError {
   const errors: Record<string, string[]> = {};
-  for (const field of mediaFields(model)) {
-    if (valuesOf(field, input).some((v) => ids.includes(v))) errors[field.name] = ["This upload was deleted while the form was being sent: add the file again."];
+  for (const field of mediaFieldsOf(model)) {
+    if (mediaValuesOf(field, input).some((v) => ids.includes(v))) errors[field.name] = ["This upload was deleted while the form was being sent: add the file again."];
   }
   return new AppError("gone", "An upload this form uses was deleted; nothing was sent. Add the file again.", errors);
 }
@@ -71,7 +66,7 @@ export function goneUploadsError({ model, input, ids }: { model: ModelSpec; inpu
 /** The input as the gateway receives it: each upload id replaced by a signed link to the file. */
 export function gatewayInputOf(model: ModelSpec, input: Record<string, unknown>): Record<string, unknown> {
   const out = { ...input };
-  for (const field of mediaFields(model)) {
+  for (const field of mediaFieldsOf(model)) {
     const value = out[field.name];
     if (value === undefined) continue;
     const link = (v: string) => (isUploadId(v) ? inputLinkFor(v) : v);

@@ -125,9 +125,20 @@ export function findModel(id: string): ModelSpec | undefined {
   return MODELS.find((m) => m.id === id);
 }
 
+export const isMediaField = (field: FieldSpec): field is MediaFieldSpec => field.type === "image" || field.type === "video-list";
+
+/** A model's media fields (frames, reference videos), in the form's order. */
+export const mediaFieldsOf = (model: ModelSpec): MediaFieldSpec[] => model.fields.filter(isMediaField);
+
 /** A model's media field by name (the upload route checks a file against it), or undefined. */
 export function findMediaField(model: ModelSpec, name: string): MediaFieldSpec | undefined {
-  return model.fields.find((f): f is MediaFieldSpec => f.name === name && (f.type === "image" || f.type === "video-list"));
+  return mediaFieldsOf(model).find((f) => f.name === name);
+}
+
+/** What an input holds for a media field: an image's one value, a list's each; upload ids or URLs. */
+export function mediaValuesOf(field: MediaFieldSpec, input: Record<string, unknown>): string[] {
+  const value = input[field.name];
+  return (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter((v): v is string => typeof v === "string");
 }
 
 export function priceLabel(model: ModelSpec): string {
