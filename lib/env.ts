@@ -62,7 +62,7 @@ const schema = z
     // Total bytes of stored copies; past it, copies fail (FAILED, with the reason). Unset: no quota.
     MEDIA_STORAGE_QUOTA_BYTES: optional(z.coerce.number().int().min(1)),
     MEDIA_RETENTION_DAYS: optional(z.coerce.number().int().min(1)),
-    // FFmpeg processes at once per instance (default: the cores, at most 4), and how long media work waits for one before it is "busy".
+    // Media tasks at once per instance (an upload's check, a still, a frame; default: the cores, at most 4), and how long one waits for a slot before it is "busy".
     MEDIA_CONCURRENCY: optional(z.coerce.number().int().min(1).max(64)).default(Math.min(os.availableParallelism(), 4)),
     MEDIA_QUEUE_TIMEOUT_MS: optional(z.coerce.number().int().min(100).max(600_000)).default(30_000),
     // Uploaded model inputs (frames, reference videos): what one owner may keep

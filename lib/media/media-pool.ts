@@ -1,9 +1,9 @@
-// The one pool of media work per instance: at most `concurrency` tasks (each
-// an FFmpeg process) at once, the rest waiting in a bounded queue for a
-// bounded time. A full queue or a wait past its deadline is "busy": the
-// caller is asked to come back, and nothing is said about its file. Every
-// piece of media work (FFmpeg, or a library decoding an upload) takes a slot
-// of mediaPool() first.
+// The one pool of media work per instance: at most `concurrency` tasks (an
+// upload's check by sharp or mediabunny, an FFmpeg still or frame) at once,
+// the rest waiting in a bounded queue for a bounded time. A full queue or a
+// wait past its deadline is "busy": the caller is asked to come back, and
+// nothing is said about its file. Every piece of media work takes a slot of
+// mediaPool() first.
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 
