@@ -1,22 +1,17 @@
 // Continuing from a result the owner deleted from the gallery: the stored copy
 // is still on disk until retention removes it, but a hidden generation is not
 // there to continue from, whichever take the card or the picker asks for.
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { startApp } from "../support/app";
 import { submitAndCopy } from "../support/media-copies";
 import { callAction } from "../support/server-actions";
 
-const MEDIA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-continue-deleted-"));
-const app = await startApp({ env: { MEDIA_LOCAL_DIR: MEDIA_DIR, MEDIA_STORAGE: "local" } });
+const app = await startApp();
 const { prisma } = await import("@/lib/db");
 const { uploadFromResult } = await import("@/lib/media/frame-upload");
 
 afterAll(async () => {
   await app.close();
-  fs.rmSync(MEDIA_DIR, { recursive: true, force: true });
 });
 
 describe("continue from a deleted result", () => {

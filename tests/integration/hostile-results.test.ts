@@ -13,20 +13,20 @@ import { startApp } from "../support/app";
 import { readGeneration } from "../support/generations";
 import { submitAndCopy } from "../support/media-copies";
 
-const MEDIA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-hostile-"));
+// This file's media directory (tests/support/file-database.ts): its apps store uploads and copies there.
+const MEDIA_DIR = process.env.MEDIA_LOCAL_DIR!;
 // A file of the server's that no visitor may see: a small clip.
 const SECRET_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-secret-"));
 const SECRET = path.join(SECRET_DIR, "secret.mp4");
 execFileSync("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=24:duration=2", "-pix_fmt", "yuv420p", "-c:v", "libx264", "-preset", "ultrafast", SECRET]);
 const PLAYLIST = `#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:0\n#EXTINF:2.0,\n${SECRET}\n#EXT-X-ENDLIST\n`;
 
-const app = await startApp({ env: { MEDIA_LOCAL_DIR: MEDIA_DIR, MEDIA_STORAGE: "local", MEDIA_COPY_RETRY_MS: "50", MEDIA_COPY_MAX_ATTEMPTS: "3" } });
+const app = await startApp({ env: { MEDIA_COPY_RETRY_MS: "50", MEDIA_COPY_MAX_ATTEMPTS: "3" } });
 const { prisma } = await import("@/lib/db");
 const { uploadFromResult } = await import("@/lib/media/frame-upload");
 
 afterAll(async () => {
   await app.close();
-  fs.rmSync(MEDIA_DIR, { recursive: true, force: true });
   fs.rmSync(SECRET_DIR, { recursive: true, force: true });
 });
 

@@ -4,23 +4,18 @@
 // for their retry). With the defaults (the rate window, the slots): no limit
 // is shortened here. A database of this file's own, so that its slow copies
 // are nobody else's due jobs.
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, expect, test } from "vitest";
 import { startApp, waitFor } from "../support/app";
 import { submitPrompt } from "../support/generations";
 import { uniqueMarker, type Scenario } from "../support/simulator-control";
 
-const MEDIA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-media-hosts-"));
-const app = await startApp({ env: { MEDIA_STORAGE: "local", MEDIA_LOCAL_DIR: MEDIA_DIR } });
+const app = await startApp();
 const { prisma } = await import("@/lib/db");
 const { COPIES_PER_HOST, copyHost, nextWithRoom } = await import("@/lib/media/copy-jobs");
 
 afterAll(async () => {
   // The slow downloads end with the simulator; their attempts are recorded as failed.
   await app.close();
-  fs.rmSync(MEDIA_DIR, { recursive: true, force: true });
 });
 
 /** 1 MB at 4 KB/s: under the 32 KB/s floor, so each attempt runs until the rate window cuts it. */

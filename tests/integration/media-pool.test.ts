@@ -5,21 +5,16 @@
 // is the second test's: with one slot and no queue, the second upload is busy.
 // Measured before uploads moved to npm packages, when each check was an
 // FFmpeg process: 12 processes at once without the pool, 2 with it.
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { startApp } from "../support/app";
 import * as fixtures from "../support/media-fixtures";
 import { upload } from "../support/uploads";
 
-const MEDIA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-media-pool-"));
-const app = await startApp({ env: { MEDIA_LOCAL_DIR: MEDIA_DIR, MEDIA_STORAGE: "local" } });
+const app = await startApp();
 const { env } = await import("@/lib/env");
 
 afterAll(async () => {
   await app.close();
-  fs.rmSync(MEDIA_DIR, { recursive: true, force: true });
 });
 
 describe("twelve large uploads at once", () => {
@@ -43,7 +38,7 @@ describe("twelve large uploads at once", () => {
 
   test("a busy answer says so, and when to come back", async () => {
     // One slot and no queue: of two uploads at once, the second finds the server busy.
-    const busy = await startApp({ env: { MEDIA_LOCAL_DIR: MEDIA_DIR, MEDIA_STORAGE: "local", MEDIA_CONCURRENCY: "1", MEDIA_QUEUE_TIMEOUT_MS: "100" } });
+    const busy = await startApp({ env: { MEDIA_CONCURRENCY: "1", MEDIA_QUEUE_TIMEOUT_MS: "100" } });
     try {
       const png = fixtures.image({ width: 4096, height: 4096 });
       const responses = await Promise.all(

@@ -6,7 +6,6 @@
 // media_toolchain_missing with the doctor's fix, never a 500, and stores
 // nothing.
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { startApp } from "../support/app";
@@ -21,15 +20,15 @@ const png = fixtures.image({ format: "png", width: 640, height: 480 });
 const jpeg = fixtures.image({ format: "jpeg", width: 800, height: 600 });
 const mp4 = fixtures.clip({ seconds: 2, fps: 24 });
 
-const MEDIA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-no-ffmpeg-"));
+// This file's media directory (tests/support/file-database.ts): its apps store uploads and copies there.
+const MEDIA_DIR = process.env.MEDIA_LOCAL_DIR!;
 const noFfmpeg = pathWithoutFfmpeg();
-const app = await startApp({ env: { MEDIA_LOCAL_DIR: MEDIA_DIR, MEDIA_STORAGE: "local", PATH: noFfmpeg.PATH } });
+const app = await startApp({ env: { PATH: noFfmpeg.PATH } });
 const { prisma } = await import("@/lib/db");
 const { uploadFromResult } = await import("@/lib/media/frame-upload");
 
 afterAll(async () => {
   await app.close();
-  fs.rmSync(MEDIA_DIR, { recursive: true, force: true });
   noFfmpeg.remove();
 });
 

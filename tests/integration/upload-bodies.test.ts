@@ -4,21 +4,16 @@
 // an upload without it is refused before its body is read. What is measured is
 // what the client got into its socket before the answer or the end of the
 // connection (the server's reads, plus what the kernel's buffers hold).
-import fs from "node:fs";
 import net from "node:net";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { startApp } from "../support/app";
 
-const MEDIA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-upload-bodies-"));
 const PASSWORD = "correct horse battery";
-const app = await startApp({ env: { MEDIA_LOCAL_DIR: MEDIA_DIR, MEDIA_STORAGE: "local", APP_PASSWORD: PASSWORD } });
+const app = await startApp({ env: { APP_PASSWORD: PASSWORD } });
 const { prisma } = await import("@/lib/db");
 
 afterAll(async () => {
   await app.close();
-  fs.rmSync(MEDIA_DIR, { recursive: true, force: true });
 });
 
 const MiB = 1024 * 1024;

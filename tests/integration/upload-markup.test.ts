@@ -2,21 +2,16 @@
 // where a browser sniffs (the first and the last bytes), not everywhere, so a
 // valid clip whose compressed frames happen to hold "<html>" or "<script" is
 // kept, and one that opens with a page is refused.
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { startApp } from "../support/app";
 import * as fixtures from "../support/media-fixtures";
 import { upload } from "../support/uploads";
 
-const MEDIA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-upload-markup-"));
-const app = await startApp({ env: { MEDIA_LOCAL_DIR: MEDIA_DIR, MEDIA_STORAGE: "local" } });
+const app = await startApp();
 const { prisma } = await import("@/lib/db");
 
 afterAll(async () => {
   await app.close();
-  fs.rmSync(MEDIA_DIR, { recursive: true, force: true });
 });
 
 const reference = { model: "delta-h3/reference-to-video", field: "reference_video_urls" };

@@ -5,21 +5,19 @@
 // limited; and everyone's unused uploads have a bound. One proxy in front
 // (TRUSTED_PROXY_HOPS=1): the X-Forwarded-For a test sends is the client's address.
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { startApp } from "../support/app";
 import * as fixtures from "../support/media-fixtures";
 import type { Visitor } from "../support/uploads";
 
-const MEDIA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-upload-quotas-"));
+// This file's media directory (tests/support/file-database.ts): its apps store uploads and copies there.
+const MEDIA_DIR = process.env.MEDIA_LOCAL_DIR!;
 const QUOTA = 100_000;
 const TOTAL = 2_000_000;
 const RATE = 40;
 const app = await startApp({
   env: {
-    MEDIA_LOCAL_DIR: MEDIA_DIR,
-    MEDIA_STORAGE: "local",
     UPLOAD_QUOTA_BYTES: String(QUOTA),
     UPLOAD_UNUSED_TOTAL_BYTES: String(TOTAL),
     UPLOAD_RATE_LIMIT: String(RATE),
@@ -32,7 +30,6 @@ const { addressKey } = await import("@/lib/rate-limit");
 
 afterAll(async () => {
   await app.close();
-  fs.rmSync(MEDIA_DIR, { recursive: true, force: true });
 });
 
 const FRAMES = "alpha-2.5-first-last-frame-480p";

@@ -4,23 +4,18 @@
 // ways: the submission is refused (no generation row, nothing sent to the
 // gateway) and the upload is gone, or the delete finds it in use and the video
 // is made. Never a task the gateway fails because its input vanished.
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { startApp, waitFor } from "../support/app";
 import * as fixtures from "../support/media-fixtures";
 import { uniqueMarker } from "../support/simulator-control";
 import { uploadId, type Visitor } from "../support/uploads";
 
-const MEDIA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-upload-vanish-"));
-const app = await startApp({ env: { MEDIA_LOCAL_DIR: MEDIA_DIR, MEDIA_STORAGE: "local", UPLOAD_UNUSED_HOURS: "1", SUBMIT_RATE_LIMIT: "0", UPLOAD_RATE_LIMIT: "0" } });
+const app = await startApp({ env: { UPLOAD_UNUSED_HOURS: "1", SUBMIT_RATE_LIMIT: "0", UPLOAD_RATE_LIMIT: "0" } });
 const { prisma } = await import("@/lib/db");
 const { sweepUploads } = await import("@/lib/media/upload-cleanup");
 
 afterAll(async () => {
   await app.close();
-  fs.rmSync(MEDIA_DIR, { recursive: true, force: true });
 });
 
 const FRAMES = "alpha-2.5-first-last-frame-480p";
