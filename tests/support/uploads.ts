@@ -41,12 +41,14 @@ export type PresignAnswer = {
   finalize: { url: string; token: string };
 };
 
-/** S3 storage: presign, post the bytes straight to the bucket as a browser would, then finalize. */
-export async function uploadDirect(
+type DirectOptions = { model?: string; field?: string; type?: string };
+
+/** S3 storage: presign, then post the bytes straight to the bucket as a browser would; no finalize. */
+export async function presignAndPost(
   visitor: Visitor,
   bytes: Buffer,
-  { model = "alpha-2.5-first-last-frame-480p", field = "first_frame_url", type = "application/octet-stream" } = {},
-): Promise<UploadAnswer & { start: PresignAnswer; postStatus: number }> {
+  { model = "alpha-2.5-first-last-frame-480p", field = "first_frame_url", type = "application/octet-stream" }: DirectOptions = {},
+): Promise<{ start: PresignAnswer; postStatus: number }> {
   const started = await visitor("/api/uploads/presign", { method: "POST", json: { model, field } });
   if (started.status !== 200) throw new Error(`presign refused: ${started.status} ${await started.text()}`);
   const start = (await started.json()) as PresignAnswer;
@@ -55,6 +57,12 @@ export async function uploadDirect(
   form.append("file", new Blob([new Uint8Array(bytes)], { type }), "upload.bin");
   const posted = await fetch(start.url, { method: "POST", body: form });
   await posted.arrayBuffer();
+  return { start, postStatus: posted.status };
+}
+
+/** S3 storage: presign, post the bytes straight to the bucket as a browser would, then finalize. */
+export async function uploadDirect(visitor: Visitor, bytes: Buffer, options: DirectOptions = {}): Promise<UploadAnswer & { start: PresignAnswer; postStatus: number }> {
+  const { start, postStatus } = await presignAndPost(visitor, bytes, options);
   const finalized = await visitor(start.finalize.url, { method: "POST", json: { token: start.finalize.token } });
-  return { start, postStatus: posted.status, status: finalized.status, body: (await finalized.json()) as UploadAnswer["body"] };
+  return { start, postStatus, status: finalized.status, body: (await finalized.json()) as UploadAnswer["body"] };
 }
