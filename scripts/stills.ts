@@ -3,7 +3,7 @@
 // same one at a time; this does them all at once, e.g. after an upgrade.
 import "../lib/load-env-files";
 import { backfillAllStills } from "../lib/media/stills";
-import { getMediaStorage } from "../lib/media/storage";
+import { getMediaStorage } from "../lib/storage/storage";
 import { toolchainVersion } from "../lib/media/toolchain";
 
 const storage = await getMediaStorage();

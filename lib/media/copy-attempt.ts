@@ -9,7 +9,7 @@ import { announceGenerationChange } from "@/lib/generations/store";
 import { copyFile, quotaFull } from "./copy-file";
 import { DownloadError } from "./safe-download";
 import { deferStill, stillFields, storeStill } from "./stills";
-import type { MediaStorage } from "./storage";
+import type { MediaStorage } from "@/lib/storage/storage";
 import { updateMediaCopyIf } from "./update-if";
 
 const MAX_BACKOFF_MS = 3600_000;

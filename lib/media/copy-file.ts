@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { Transform, type TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { DownloadError, openDownload, tooLarge } from "./safe-download";
-import type { MediaStorage } from "./storage";
+import type { MediaStorage } from "@/lib/storage/storage";
 import { formatBytes, guardTransfer, type TransferLimits } from "./transfer-guard";
 
 export type CopiedFile = { size: number; sha256: string; contentType: string };

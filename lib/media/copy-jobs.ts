@@ -11,7 +11,7 @@ import { isHttpUrl, MAX_RESULT_URLS } from "@/lib/gateway/task";
 import type { MediaCopy } from "@/lib/generated/prisma/client";
 import { safeJsonParse } from "@/lib/json";
 import { runCopyAttempt } from "./copy-attempt";
-import { getMediaStorage, mediaStorageEnabled, type MediaStorage } from "./storage";
+import { getMediaStorage, mediaStorageEnabled, type MediaStorage } from "@/lib/storage/storage";
 
 const BATCH = 10;
 /** Gateways keep results 14 days at most: older SUCCESS rows without copies are not worth a job. */

@@ -16,7 +16,7 @@ import { AppError } from "@/lib/errors";
 import { formatBytes } from "@/lib/models/media-limits";
 import { safeEqual } from "@/lib/viewer/safe-equal";
 import { mediaFieldOf, receiveUpload, toUploadView, type UploadView } from "./receive-upload";
-import { getMediaStorage, type MediaStorage } from "./storage";
+import { getMediaStorage, type MediaStorage } from "@/lib/storage/storage";
 import { hitUploadRateLimit, type UploadClient } from "./upload-quota";
 import { checkUploadRoom, findOwnUpload, newUploadId, UploadInProgressError } from "./upload-store";
 

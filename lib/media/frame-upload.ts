@@ -16,7 +16,7 @@ import { isRecord, safeJsonParse } from "@/lib/json";
 import { MODELS } from "@/lib/models/catalog";
 import { toolchainMissing } from "./frame-support";
 import { receiveUpload, type UploadView } from "./receive-upload";
-import { getMediaStorage } from "./storage";
+import { getMediaStorage } from "@/lib/storage/storage";
 import { OPAQUE_CONTENT_TYPE } from "./media-copy";
 import { extractFrame, ToolchainMissingError } from "./toolchain";
 

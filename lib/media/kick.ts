@@ -5,7 +5,7 @@ import "server-only";
 import type { Generation } from "@/lib/generations/generation";
 import { requestMediaCopies } from "./copy-jobs";
 import { isCopying } from "./media-copy";
-import { mediaStorageEnabled } from "./storage";
+import { mediaStorageEnabled } from "@/lib/storage/storage";
 
 export function kickMediaCopies(generations: readonly Generation[]): void {
   if (!mediaStorageEnabled()) return;

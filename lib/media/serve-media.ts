@@ -8,7 +8,7 @@ import { prisma } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { visibleTo, type OwnerScope } from "@/lib/generations/visibility";
 import { backfillStill, STILL_CONTENT_TYPE } from "./stills";
-import { getMediaStorage, type ByteRange } from "./storage";
+import { getMediaStorage, type ByteRange } from "@/lib/storage/storage";
 
 const SAFETY_HEADERS = {
   "X-Content-Type-Options": "nosniff",

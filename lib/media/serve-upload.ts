@@ -5,7 +5,7 @@ import "server-only";
 import { Readable } from "node:stream";
 import { AppError } from "@/lib/errors";
 import { parseRange } from "./serve-media";
-import { getMediaStorage } from "./storage";
+import { getMediaStorage } from "@/lib/storage/storage";
 import type { Upload } from "./upload-store";
 
 export async function serveUpload({ upload, request }: { upload: Upload; request: Request }): Promise<Response> {

@@ -20,7 +20,7 @@ import { FORMAT_CONTENT_TYPE, isVideoFormat } from "@/lib/models/media-limits";
 import { OPAQUE_CONTENT_TYPE } from "./media-copy";
 import { isMediaBusy, mediaBusy } from "./media-pool";
 import { readHead, sniffFormat } from "./sniff";
-import type { MediaStorage } from "./storage";
+import type { MediaStorage } from "@/lib/storage/storage";
 import { extractStill, ToolchainMissingError } from "./toolchain";
 import { updateMediaCopyIf } from "./update-if";
 

@@ -5,7 +5,7 @@
 // The row goes first, conditionally, so a sweep and a submission never both win.
 import "server-only";
 import { env } from "@/lib/env";
-import { getMediaStorage } from "./storage";
+import { getMediaStorage } from "@/lib/storage/storage";
 import { deleteExpiredReservations, deleteUploadIf, findExpiredUploads, findOwnUpload } from "./upload-store";
 
 const SWEEP_BATCH = 200;

@@ -17,7 +17,7 @@ const s3Requests: string[] = [];
 bucket.server.httpServer.on("request", (req: IncomingMessage) => s3Requests.push(`${req.method} ${req.url}`));
 
 const app = await startApp({ env: { ...bucket.env, MEDIA_COPY_RETRY_MS: "50", MEDIA_COPY_MAX_ATTEMPTS: "3" } });
-const { S3_PART_SIZE } = await import("@/lib/media/s3-storage");
+const { S3_PART_SIZE } = await import("@/lib/storage/s3-storage");
 
 afterAll(async () => {
   await app.close();

@@ -19,7 +19,7 @@ const { prisma } = await import("@/lib/db");
 const { env } = await import("@/lib/env");
 const { mediaPool } = await import("@/lib/media/media-pool");
 const { backfillStill } = await import("@/lib/media/stills");
-const { getMediaStorage } = await import("@/lib/media/storage");
+const { getMediaStorage } = await import("@/lib/storage/storage");
 const { expireStoredMedia, runDueMediaJobs } = await import("@/lib/media/copy-jobs");
 
 afterAll(async () => {
