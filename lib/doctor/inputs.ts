@@ -2,7 +2,7 @@
 // callbacks (a remote gateway cannot reach a private address), and the same
 // proof: asking the input route at the public address, which answers a link
 // with no valid signature with the app's JSON 404, not a login page.
-import { INPUT_PATH } from "@/lib/media/upload-links";
+import { INPUT_PATH } from "@/lib/uploads/upload-links";
 import { unreachableReason } from "./callbacks";
 import { fail, ok, skip, type CheckResult, type RawEnvironment } from "./check";
 

@@ -10,13 +10,17 @@ import net from "node:net";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { isPublicAddress } from "@/lib/media/addresses";
-import { inputLinkFor, inputLinksReachable } from "@/lib/media/upload-links";
-import { findUploads } from "@/lib/media/upload-store";
+import { inputLinkFor } from "@/lib/uploads/upload-links";
+import { findUploads } from "@/lib/uploads/upload-store";
 import { mediaFieldsOf, mediaValuesOf, type ModelSpec } from "@/lib/models/catalog";
 import { isUploadId } from "@/lib/models/input-schema";
 import { mediaProblems, type MediaFacts, type MediaFormat } from "@/lib/models/media-limits";
+import { callbacksReachable } from "./callback-url";
 
 const LOOKUP_TIMEOUT_MS = 3_000;
+
+/** Whether the gateway can reach PUBLIC_BASE_URL: the same rule as callbacks (a remote gateway cannot fetch from localhost). */
+const inputLinksReachable = callbacksReachable;
 
 
 /** The upload ids the submission uses, once every media input passed; throws the field errors otherwise. */

@@ -12,7 +12,7 @@ import { publishGenerationChange } from "@/lib/events";
 import type { OutcomeChange, OutcomeRow } from "@/lib/database/outcome-write";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { spendLimitCheck } from "@/lib/generations/spend-limit";
-import { claimUploadsFor } from "@/lib/media/upload-store";
+import { claimUploadsFor } from "@/lib/uploads/upload-store";
 import { toLiveCard, type LiveCardRow } from "./generation";
 
 type Announced = LiveCardRow & { id: string; ownerId: string; deletedAt: Date | null };

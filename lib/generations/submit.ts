@@ -11,7 +11,7 @@ import { parseGenerationRequest } from "@/lib/models/input-schema";
 import { hitRateLimit } from "@/lib/rate-limit";
 import { estimateCredits } from "@/lib/generations/spend-limit";
 import type { Viewer } from "@/lib/viewer/get-viewer";
-import { UploadsGoneError } from "@/lib/media/upload-store";
+import { UploadsGoneError } from "@/lib/uploads/upload-store";
 import { callbacksReachable, callbackUrlFor } from "./callback-url";
 import { toGeneration, type Generation } from "./generation";
 import { idempotencyFor, replaySubmission } from "./idempotency";

@@ -8,7 +8,7 @@ const httpUrl = z
   .trim()
   .pipe(z.url({ protocol: /^https?$/, message: "Enter an http(s) URL" }));
 
-/** An upload's id (lib/media/uploads): where a media field takes a URL, it takes one of these too. */
+/** An upload's id (lib/uploads): where a media field takes a URL, it takes one of these too. */
 export const UPLOAD_ID_PATTERN = /^upl_[a-z0-9]{24}$/;
 export const isUploadId = (value: unknown): value is string => typeof value === "string" && UPLOAD_ID_PATTERN.test(value);
 

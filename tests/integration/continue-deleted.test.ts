@@ -8,7 +8,7 @@ import { callAction } from "../support/server-actions";
 
 const app = await startApp();
 const { prisma } = await import("@/lib/db");
-const { uploadFromResult } = await import("@/lib/media/frame-upload");
+const { uploadFromResult } = await import("@/lib/uploads/frame-upload");
 
 afterAll(async () => {
   await app.close();

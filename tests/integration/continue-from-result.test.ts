@@ -13,7 +13,7 @@ import { uniqueMarker } from "../support/simulator-control";
 const MEDIA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-continue-"));
 const app = await startApp({ env: { MEDIA_LOCAL_DIR: MEDIA_DIR, MEDIA_STORAGE: "local" } });
 const { prisma } = await import("@/lib/db");
-const { uploadFromResult } = await import("@/lib/media/frame-upload");
+const { uploadFromResult } = await import("@/lib/uploads/frame-upload");
 
 afterAll(async () => {
   await app.close();

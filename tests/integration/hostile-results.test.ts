@@ -23,7 +23,7 @@ const PLAYLIST = `#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MED
 
 const app = await startApp({ env: { MEDIA_COPY_RETRY_MS: "50", MEDIA_COPY_MAX_ATTEMPTS: "3" } });
 const { prisma } = await import("@/lib/db");
-const { uploadFromResult } = await import("@/lib/media/frame-upload");
+const { uploadFromResult } = await import("@/lib/uploads/frame-upload");
 
 afterAll(async () => {
   await app.close();

@@ -25,7 +25,7 @@ const MEDIA_DIR = process.env.MEDIA_LOCAL_DIR!;
 const noFfmpeg = pathWithoutFfmpeg();
 const app = await startApp({ env: { PATH: noFfmpeg.PATH } });
 const { prisma } = await import("@/lib/db");
-const { uploadFromResult } = await import("@/lib/media/frame-upload");
+const { uploadFromResult } = await import("@/lib/uploads/frame-upload");
 
 afterAll(async () => {
   await app.close();

@@ -17,7 +17,7 @@ const MEDIA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-submit-upload
 const app = await startApp({ env: { MEDIA_LOCAL_DIR: MEDIA_DIR, MEDIA_STORAGE: "local", UPLOAD_UNUSED_HOURS: "1", UPLOAD_RETENTION_DAYS: "1" } });
 const { prisma } = await import("@/lib/db");
 const { env } = await import("@/lib/env");
-const { inputLinkFor } = await import("@/lib/media/upload-links");
+const { inputLinkFor } = await import("@/lib/uploads/upload-links");
 
 afterAll(async () => {
   await app.close();

@@ -12,7 +12,7 @@ import { uploadId, type Visitor } from "../support/uploads";
 
 const app = await startApp({ env: { UPLOAD_UNUSED_HOURS: "1", SUBMIT_RATE_LIMIT: "0", UPLOAD_RATE_LIMIT: "0" } });
 const { prisma } = await import("@/lib/db");
-const { sweepUploads } = await import("@/lib/media/upload-cleanup");
+const { sweepUploads } = await import("@/lib/uploads/upload-cleanup");
 
 afterAll(async () => {
   await app.close();

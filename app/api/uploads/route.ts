@@ -8,8 +8,8 @@
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import { AppError, errorResponse } from "@/lib/errors";
-import { discardRest, receiveUpload } from "@/lib/media/receive-upload";
-import { hitUploadRateLimit, uploadClientOf } from "@/lib/media/upload-quota";
+import { discardRest, receiveUpload } from "@/lib/uploads/receive-upload";
+import { hitUploadRateLimit, uploadClientOf } from "@/lib/uploads/upload-quota";
 import { accessGateHeaders, passesAccessGate } from "@/lib/viewer/access-gate";
 import { withViewer } from "@/lib/viewer/with-viewer";
 

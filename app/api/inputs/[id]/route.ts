@@ -2,9 +2,9 @@
 // input. No cookie: the signature is the permission, and it expires.
 import { AppError } from "@/lib/errors";
 import { route } from "@/lib/http";
-import { serveUpload } from "@/lib/media/serve-upload";
-import { verifyInputLink } from "@/lib/media/upload-links";
-import { findUploadForLink } from "@/lib/media/upload-store";
+import { serveUpload } from "@/lib/uploads/serve-upload";
+import { verifyInputLink } from "@/lib/uploads/upload-links";
+import { findUploadForLink } from "@/lib/uploads/upload-store";
 
 type Context = { params: Promise<{ id: string }> };
 

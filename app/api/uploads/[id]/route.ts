@@ -1,9 +1,9 @@
 // GET /api/uploads/{id}: the owner's uploaded file (the form's preview).
 // DELETE: the owner removes an upload no generation has used yet.
 import { AppError } from "@/lib/errors";
-import { serveUpload } from "@/lib/media/serve-upload";
-import { deleteUnusedUpload } from "@/lib/media/upload-cleanup";
-import { findOwnUpload } from "@/lib/media/upload-store";
+import { serveUpload } from "@/lib/uploads/serve-upload";
+import { deleteUnusedUpload } from "@/lib/uploads/upload-cleanup";
+import { findOwnUpload } from "@/lib/uploads/upload-store";
 import { withViewer } from "@/lib/viewer/with-viewer";
 
 type Context = { params: Promise<{ id: string }> };

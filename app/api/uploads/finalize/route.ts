@@ -5,8 +5,8 @@
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
 import { readJson } from "@/lib/http";
-import { finalizeUpload } from "@/lib/media/direct-upload";
-import { uploadClientOf } from "@/lib/media/upload-quota";
+import { finalizeUpload } from "@/lib/uploads/direct-upload";
+import { uploadClientOf } from "@/lib/uploads/upload-quota";
 import { withViewer } from "@/lib/viewer/with-viewer";
 
 const body = z.object({ token: z.string().min(1).max(1000) });

@@ -4,16 +4,12 @@
 import "server-only";
 import { createHmac } from "node:crypto";
 import { env } from "@/lib/env";
-import { callbacksReachable } from "@/lib/generations/callback-url";
 import { safeEqual } from "@/lib/viewer/safe-equal";
 
 export const INPUT_PATH = "/api/inputs";
 
 const signature = (id: string, expires: number) =>
   createHmac("sha256", createHmac("sha256", env.WEBHOOK_SECRET).update("framehook input links").digest()).update(`${id}.${expires}`).digest("base64url");
-
-/** Whether the gateway can reach PUBLIC_BASE_URL: the same rule as callbacks (a remote gateway cannot fetch from localhost). */
-export const inputLinksReachable = callbacksReachable;
 
 export function inputLinkFor(uploadId: string, now = Date.now()): string {
   const expires = Math.floor(now / 1000) + env.UPLOAD_LINK_SECONDS;

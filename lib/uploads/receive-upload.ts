@@ -21,9 +21,9 @@ import { env } from "@/lib/env";
 import { AppError, type ErrorCode } from "@/lib/errors";
 import { findMediaField, findModel, type MediaFieldSpec, type ModelSpec } from "@/lib/models/catalog";
 import { FORMAT_CONTENT_TYPE, FORMAT_LABEL, formatBytes, isVideoFormat, mediaProblems, type ImageFormat, type MediaFacts, type MediaFormat, type VideoFormat } from "@/lib/models/media-limits";
-import { markupScanner, sniffFormat, SNIFF_BYTES } from "./sniff";
+import { markupScanner, sniffFormat, SNIFF_BYTES } from "@/lib/media/sniff";
 import { getMediaStorage } from "@/lib/storage/storage";
-import { containerRefusalMessage, probeVideoContainer, readImageHeader, reencodeImage, remuxVideoContainer, videoFactsFromProbe } from "./toolchain";
+import { containerRefusalMessage, probeVideoContainer, readImageHeader, reencodeImage, remuxVideoContainer, videoFactsFromProbe } from "@/lib/media/toolchain";
 import type { UploadClient } from "./upload-quota";
 import { newUploadId, recordUpload, releaseUploadReservation, reserveUpload, uploadStorageKey, type Upload } from "./upload-store";
 

@@ -14,11 +14,11 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { isRecord, safeJsonParse } from "@/lib/json";
 import { MODELS } from "@/lib/models/catalog";
-import { toolchainMissing } from "./frame-support";
+import { toolchainMissing } from "@/lib/media/frame-support";
 import { receiveUpload, type UploadView } from "./receive-upload";
 import { getMediaStorage } from "@/lib/storage/storage";
-import { OPAQUE_CONTENT_TYPE } from "./media-copy";
-import { extractFrame, ToolchainMissingError } from "./toolchain";
+import { OPAQUE_CONTENT_TYPE } from "@/lib/media/media-copy";
+import { extractFrame, ToolchainMissingError } from "@/lib/media/toolchain";
 
 export const RESULT_TAKES = ["first-frame", "last-frame", "video"] as const;
 export type ResultTake = (typeof RESULT_TAKES)[number];

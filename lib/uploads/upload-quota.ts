@@ -4,7 +4,7 @@
 // submission has used yet may take together (UPLOAD_UNUSED_TOTAL_BYTES); and
 // how many uploads one address may start per window. An upload reserves its
 // bytes before its body is read: the upload store runs this check inside the
-// reservation's transaction (lib/media/upload-store.ts), so concurrent uploads
+// reservation's transaction (lib/uploads/upload-store.ts), so concurrent uploads
 // cannot overshoot, and what is held counts the reservations still live.
 import "server-only";
 import type { prisma } from "@/lib/db";

@@ -29,7 +29,7 @@ export class UploadInProgressError extends Error {}
 /**
  * Reserves room for upload `id` before its body is read: `bytes` when its
  * size is known, else the room left up to `maxBytes`. Checked against the
- * quotas inside the reservation's transaction (lib/media/upload-quota.ts), so
+ * quotas inside the reservation's transaction (lib/uploads/upload-quota.ts), so
  * concurrent uploads cannot overshoot; throws the quota's refusal and stores
  * nothing when there is no room. Returns the bytes reserved. The id is
  * claimed too: a second reservation of a live one throws UploadInProgressError.
