@@ -125,7 +125,7 @@ export async function plantCopiesOf(db: BenchDb, { models, owner, count }: { mod
 /**
  * The flat task body a gateway posts when a task succeeds. Its result URL is on
  * the simulator, which answers 404 for a task it never ran: the app's copy job
- * (one per SUCCESS, lib/media) gives up at once, instead of retrying an
+ * (one per SUCCESS, lib/copies) gives up at once, instead of retrying an
  * unreachable host in the background while the next benchmarks run.
  */
 export function successBody(task: SeededTask, simulatorUrl: string): string {

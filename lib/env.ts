@@ -45,7 +45,7 @@ const schema = z
     APP_PASSWORD: optional(z.string().min(8, "must be at least 8 characters")),
     // A task PENDING longer than this is flagged as overdue (never silently failed).
     PENDING_OVERDUE_MS: optional(z.coerce.number().int().min(10_000)).default(30 * 60_000),
-    // Where result videos are kept once copied from the gateway (lib/media): none = never copied.
+    // Where result videos are kept once copied from the gateway (lib/copies, into lib/storage): none = never copied.
     MEDIA_STORAGE: optional(z.enum(["local", "s3", "none"])).default("local"),
     MEDIA_LOCAL_DIR: optional(z.string().min(1)).default("./data/media"),
     MEDIA_MAX_BYTES: optional(z.coerce.number().int().min(1).max(2_000_000_000)).default(1024 ** 3),

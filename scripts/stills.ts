@@ -2,7 +2,7 @@
 // one tried (copies stored before stills existed). Requests for a still do the
 // same one at a time; this does them all at once, e.g. after an upgrade.
 import "../lib/load-env-files";
-import { backfillAllStills } from "../lib/media/stills";
+import { backfillAllStills } from "../lib/copies/stills";
 import { getMediaStorage } from "../lib/storage/storage";
 import { toolchainVersion } from "../lib/media/toolchain";
 

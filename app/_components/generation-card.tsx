@@ -4,7 +4,7 @@
 import Link from "next/link";
 import { memo } from "react";
 import type { Generation } from "@/lib/generations/generation";
-import { playbackUrl, stillUrl, storedAsFile } from "@/lib/media/media-copy";
+import { playbackUrl, stillUrl, storedAsFile } from "@/lib/copies/media-copy";
 import { findModel } from "@/lib/models/catalog";
 import { CardActions } from "./card-actions";
 import { formatCredits } from "./format";

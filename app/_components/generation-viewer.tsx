@@ -6,7 +6,7 @@
 import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
 import type { Generation } from "@/lib/generations/generation";
-import { playbackUrl, stillUrl, storedAsFile } from "@/lib/media/media-copy";
+import { playbackUrl, stillUrl, storedAsFile } from "@/lib/copies/media-copy";
 import { findModel } from "@/lib/models/catalog";
 import { ContinueActions, isContinuable } from "./continue-actions";
 import { formatCredits } from "./format";

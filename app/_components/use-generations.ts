@@ -10,7 +10,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import useSWRInfinite, { type SWRInfiniteResponse } from "swr/infinite";
 import type { LiveChange } from "@/lib/events/types";
 import type { Generation } from "@/lib/generations/generation";
-import { isCopying } from "@/lib/media/media-copy";
+import { isCopying } from "@/lib/copies/media-copy";
 import { fetchJson, generationsUrl, POLL_INTERVAL_MS, SAFETY_NET_POLL_MS, type GenerationFilters, type GenerationPage } from "./client-data";
 import { useGenerationEvents, type LiveStatus } from "./use-generation-events";
 

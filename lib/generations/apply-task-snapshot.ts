@@ -8,7 +8,7 @@ import { invalidateCreditBalance } from "@/lib/credits";
 import type { OutcomeChange } from "@/lib/database/outcome-write";
 import { writeOutcome } from "@/lib/db";
 import { env } from "@/lib/env";
-import { requestMediaCopies } from "@/lib/media/copy-jobs";
+import { requestMediaCopies } from "@/lib/copies/copy-jobs";
 import type { DeliveryOutcome, DeliverySource } from "@/lib/generated/prisma/client";
 import type { TaskSnapshot } from "@/lib/gateway/task";
 import { announceOutcome } from "./store";

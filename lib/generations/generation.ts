@@ -3,7 +3,7 @@ import type { Generation as GenerationRow, GenerationState, MediaCopy } from "@/
 import { env } from "@/lib/env";
 import { isHttpUrl } from "@/lib/gateway/task";
 import { isRecord, safeJsonParse } from "@/lib/json";
-import { toStoredMedia, type StoredMedia } from "@/lib/media/media-copy";
+import { toStoredMedia, type StoredMedia } from "@/lib/copies/media-copy";
 
 export type { GenerationState };
 export const GENERATION_STATES = ["SUBMITTING", "PENDING", "SUCCESS", "FAILURE", "SUBMIT_FAILED"] as const satisfies readonly GenerationState[];
@@ -20,7 +20,7 @@ export type Generation = {
   resultUrls: string[];
   /** Result URLs the gateway named past the ones kept (MAX_RESULT_URLS): never stored or copied. */
   resultUrlsDropped: number;
-  /** The app's own copies of the results (lib/media), by position in resultUrls. */
+  /** The app's own copies of the results (lib/copies), by position in resultUrls. */
   storedMedia: StoredMedia[];
   creditsConsumed: number | null;
   error: { code: string; message: string } | null;

@@ -4,7 +4,7 @@
 // (`wait: false`) is answered at once: what the refresh learns reaches it as
 // an event, so its reads never queue behind the gateway.
 import "server-only";
-import { kickMediaCopies } from "@/lib/media/kick";
+import { kickMediaCopies } from "@/lib/copies/kick";
 import { refreshStaleGenerations } from "./refresh";
 import { getGeneration, listGenerations } from "./queries";
 

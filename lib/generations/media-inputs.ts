@@ -9,7 +9,7 @@ import dns from "node:dns/promises";
 import net from "node:net";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import { isPublicAddress } from "@/lib/media/addresses";
+import { isPublicAddress } from "@/lib/copies/addresses";
 import { inputLinkFor } from "@/lib/uploads/upload-links";
 import { findUploads } from "@/lib/uploads/upload-store";
 import { mediaFieldsOf, mediaValuesOf, type ModelSpec } from "@/lib/models/catalog";

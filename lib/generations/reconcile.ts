@@ -4,7 +4,7 @@
 import "server-only";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
-import { expireStoredMedia, runDueMediaJobs, scheduleMediaCopies } from "@/lib/media/copy-jobs";
+import { expireStoredMedia, runDueMediaJobs, scheduleMediaCopies } from "@/lib/copies/copy-jobs";
 import { sweepUploads } from "@/lib/uploads/upload-cleanup";
 import { pruneRateLimits } from "@/lib/rate-limit";
 import { failAbandonedSubmits } from "./store";

@@ -15,7 +15,7 @@ const PARTIAL_MAX_AGE_MS = 24 * 3600_000;
 export function createLocalStorage({ root }: { root: string }): MediaStorage {
   const partials = path.join(root, PARTIAL_DIR);
   const fileOf = (key: string) => {
-    // Keys are made by the app (lib/media/copy-jobs.ts); this only guards the invariant.
+    // Keys are made by the app (lib/copies/copy-jobs.ts); this only guards the invariant.
     if (!/^[a-z0-9][a-z0-9/_-]*$/i.test(key) || key.includes("..")) throw new Error(`Invalid media key: ${key}`);
     return path.join(root, key);
   };

@@ -17,7 +17,7 @@ import { MODELS } from "@/lib/models/catalog";
 import { toolchainMissing } from "@/lib/media/frame-support";
 import { receiveUpload, type UploadView } from "./receive-upload";
 import { getMediaStorage } from "@/lib/storage/storage";
-import { OPAQUE_CONTENT_TYPE } from "@/lib/media/media-copy";
+import { OPAQUE_CONTENT_TYPE } from "@/lib/copies/media-copy";
 import { extractFrame, ToolchainMissingError } from "@/lib/media/toolchain";
 
 export const RESULT_TAKES = ["first-frame", "last-frame", "video"] as const;

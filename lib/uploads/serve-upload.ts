@@ -4,7 +4,7 @@
 import "server-only";
 import { Readable } from "node:stream";
 import { AppError } from "@/lib/errors";
-import { parseRange } from "@/lib/media/serve-media";
+import { parseRange } from "@/lib/copies/serve-media";
 import { getMediaStorage } from "@/lib/storage/storage";
 import type { Upload } from "./upload-store";
 

@@ -11,7 +11,7 @@ import { uniqueMarker, type Scenario } from "../support/simulator-control";
 
 const app = await startApp();
 const { prisma } = await import("@/lib/db");
-const { COPIES_PER_HOST, copyHost, nextWithRoom } = await import("@/lib/media/copy-jobs");
+const { COPIES_PER_HOST, copyHost, nextWithRoom } = await import("@/lib/copies/copy-jobs");
 
 afterAll(async () => {
   // The slow downloads end with the simulator; their attempts are recorded as failed.

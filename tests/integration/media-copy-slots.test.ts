@@ -23,7 +23,7 @@ const app = await startApp({
 });
 const { prisma } = await import("@/lib/db");
 const { env } = await import("@/lib/env");
-const { COPIES_PER_HOST } = await import("@/lib/media/copy-jobs");
+const { COPIES_PER_HOST } = await import("@/lib/copies/copy-jobs");
 
 afterAll(async () => {
   // The slow downloads end with the simulator; their attempts are recorded as failed.

@@ -18,7 +18,7 @@ const app = await startApp({ env: { MEDIA_LOCAL_DIR: MEDIA_DIR, MEDIA_STORAGE: "
 const { prisma } = await import("@/lib/db");
 const { env } = await import("@/lib/env");
 const { callbackTokenFor } = await import("@/lib/generations/callback-token");
-const { runDueMediaJobs } = await import("@/lib/media/copy-jobs");
+const { runDueMediaJobs } = await import("@/lib/copies/copy-jobs");
 
 // A server on loopback that a redirect must never reach (it counts who does).
 let internalHits = 0;
@@ -265,7 +265,7 @@ test("retention: a copy older than MEDIA_RETENTION_DAYS becomes a deletion job, 
 });
 
 test("10 runners racing for one due job (instances, cron, readers): one claims it, one download", async () => {
-  const { scheduleMediaCopies } = await import("@/lib/media/copy-jobs");
+  const { scheduleMediaCopies } = await import("@/lib/copies/copy-jobs");
   const marker = uniqueMarker("race");
   await app.simulator.scenario({ match: marker, pendingMs: 600_000, callback: { mode: "drop" }, media: { latencyMs: 300 } });
   const { body } = await submitPrompt(app, `race ${marker}`);

@@ -18,9 +18,9 @@ const app = await startApp({ env: { MEDIA_LOCAL_DIR: MEDIA_DIR, MEDIA_STORAGE: "
 const { prisma } = await import("@/lib/db");
 const { env } = await import("@/lib/env");
 const { mediaPool } = await import("@/lib/media/media-pool");
-const { backfillStill } = await import("@/lib/media/stills");
+const { backfillStill } = await import("@/lib/copies/stills");
 const { getMediaStorage } = await import("@/lib/storage/storage");
-const { expireStoredMedia, runDueMediaJobs } = await import("@/lib/media/copy-jobs");
+const { expireStoredMedia, runDueMediaJobs } = await import("@/lib/copies/copy-jobs");
 
 afterAll(async () => {
   await app.close();

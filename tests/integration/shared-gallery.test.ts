@@ -14,7 +14,7 @@ import { SseReader } from "../support/sse-reader";
 const MEDIA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-shared-gallery-"));
 const app = await startApp({ env: { GALLERY_SCOPE: "shared", MEDIA_STORAGE: "local", MEDIA_LOCAL_DIR: MEDIA_DIR, SUBMIT_RATE_LIMIT: "0" } });
 const { prisma } = await import("@/lib/db");
-const { runDueMediaJobs } = await import("@/lib/media/copy-jobs");
+const { runDueMediaJobs } = await import("@/lib/copies/copy-jobs");
 
 const streams: SseReader[] = [];
 afterAll(async () => {

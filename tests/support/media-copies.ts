@@ -12,7 +12,7 @@ type App = Awaited<ReturnType<typeof startApp>>;
 export async function submitAndCopy(app: App, { label, prompt, media }: { label: string; prompt: string; media?: Scenario["media"] }) {
   // Loaded here, not at the top: the app's modules read the environment startApp sets.
   const { prisma } = await import("@/lib/db");
-  const { runDueMediaJobs } = await import("@/lib/media/copy-jobs");
+  const { runDueMediaJobs } = await import("@/lib/copies/copy-jobs");
   const marker = uniqueMarker(label);
   await app.simulator.scenario({ match: marker, media });
   const { body } = await submitPrompt(app, `${prompt} ${marker}`);

@@ -1,10 +1,10 @@
-// Pure pieces of lib/media: which addresses a download may reach, which
+// Pure pieces of lib/copies: which addresses a download may reach, which
 // content types a stored copy is served with, and byte-range parsing.
 import { describe, expect, test } from "vitest";
 import { parseEnv } from "@/lib/env";
-import { isPublicAddress } from "@/lib/media/addresses";
-import { mediaContentType } from "@/lib/media/copy-file";
-import { parseRange } from "@/lib/media/serve-media";
+import { isPublicAddress } from "@/lib/copies/addresses";
+import { mediaContentType } from "@/lib/copies/copy-file";
+import { parseRange } from "@/lib/copies/serve-media";
 
 describe("isPublicAddress", () => {
   test.each([

@@ -10,7 +10,7 @@ import { isTerminal } from "@/lib/generations/generation";
 import { getGenerationFresh } from "@/lib/generations/list-fresh";
 import { getGeneration, listDeliveries } from "@/lib/generations/queries";
 import { framesUnavailableReason } from "@/lib/media/frame-support";
-import { isCopying } from "@/lib/media/media-copy";
+import { isCopying } from "@/lib/copies/media-copy";
 import { findModel, KIND_LABELS } from "@/lib/models/catalog";
 import { pageMetadata, truncateTitle } from "@/lib/page-metadata";
 import { getViewer } from "@/lib/viewer/get-viewer";

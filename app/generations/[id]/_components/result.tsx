@@ -4,7 +4,7 @@
 // many links past the kept ones the gateway named.
 import { ResultVideo, useResultExpiry } from "@/app/_components/result-video";
 import type { Generation } from "@/lib/generations/generation";
-import { playbackUrl, stillUrl, storedAsFile, type StoredMedia } from "@/lib/media/media-copy";
+import { playbackUrl, stillUrl, storedAsFile, type StoredMedia } from "@/lib/copies/media-copy";
 
 const linkClass =
   "shrink-0 rounded font-medium text-brand-700 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 dark:text-brand-400";

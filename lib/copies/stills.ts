@@ -18,10 +18,10 @@ import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { FORMAT_CONTENT_TYPE, isVideoFormat } from "@/lib/models/media-limits";
 import { OPAQUE_CONTENT_TYPE } from "./media-copy";
-import { isMediaBusy, mediaBusy } from "./media-pool";
-import { readHead, sniffFormat } from "./sniff";
+import { isMediaBusy, mediaBusy } from "@/lib/media/media-pool";
+import { readHead, sniffFormat } from "@/lib/media/sniff";
 import type { MediaStorage } from "@/lib/storage/storage";
-import { extractStill, ToolchainMissingError } from "./toolchain";
+import { extractStill, ToolchainMissingError } from "@/lib/media/toolchain";
 import { updateMediaCopyIf } from "./update-if";
 
 export const STILL_CONTENT_TYPE = "image/jpeg";

@@ -40,7 +40,7 @@ export function toStoredMedia(row: MediaCopyRow): StoredMedia {
     url: status === "done" ? `/api/media/${row.id}` : null,
     // Not yet tried (a copy stored before stills existed): the first request makes it.
     stillUrl: status === "done" && (row.stillKey !== null || row.stillCheckedAt === null) ? `/api/media/${row.id}/still` : null,
-    // Set from the sniffed bytes when the copy was stored (lib/media/stills.ts).
+    // Set from the sniffed bytes when the copy was stored (lib/copies/stills.ts).
     kind: row.contentType === OPAQUE_CONTENT_TYPE && row.stillKey === null ? "file" : "video",
     size: row.size,
     attempts: row.attempts,
