@@ -13,7 +13,7 @@ const nextConfig: NextConfig = {
   serverExternalPackages: ["@libsql/client", "libsql", "@prisma/adapter-libsql"],
   experimental: {
     // The copy of a body Next keeps for proxy.ts: no route takes more than
-    // lib/body-guard.ts BODY_MAX_BYTES, which refuses larger declared bodies first.
+    // lib/http/body-guard.ts BODY_MAX_BYTES, which refuses larger declared bodies first.
     proxyClientMaxBodySize: "1mb",
   },
   logging: {

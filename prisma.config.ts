@@ -3,7 +3,7 @@
 // scheme picks the engine: its schema folder (datasource, generator,
 // migrations) under prisma/, and its adapter (with the workarounds for Prisma
 // 6.19.3's CLI in lib/database/migrations/cli-adapters.ts).
-import "./lib/load-env-files";
+import "./scripts/load-env-files";
 import { defineConfig } from "prisma/config";
 import { parseDatabaseEnv } from "./lib/database/settings";
 import { ensureDatabaseDirectory } from "./lib/database/sqlite-file";

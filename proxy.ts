@@ -30,14 +30,14 @@ function withViewerCookie(request: NextRequest) {
   return response;
 }
 
-// The brand's public files (lib/brand.ts `assets`) skip the gate: browsers fetch
+// The brand's public files (lib/brand/index.ts `assets`) skip the gate: browsers fetch
 // the manifest without credentials, and icons hold nothing private. The
 // gateway's callback skips it too: Next buffers the body of every request this
 // proxy sees before any route runs, and logs the URL (the callback's token)
 // when that body is large; the route reads its body itself, within its limit.
 // Uploads skip it for the same reason (a file streams to storage, never
 // buffered whole): the access gate is applied to POST /api/uploads before its
-// body is read (lib/body-guard.ts), and again by the route itself. The
+// body is read (lib/http/body-guard.ts), and again by the route itself. The
 // gateway's input links (/api/inputs/…) carry their own signature.
 export const config = {
   matcher: ["/((?!_next/static|_next/image|favicon\\.ico$|apple-touch-icon\\.png$|manifest\\.webmanifest$|brand/|api/webhooks/gateway$|api/uploads$|api/inputs/).*)"],

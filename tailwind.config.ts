@@ -1,4 +1,4 @@
-// Loaded from app/globals.css with @config. The colours come from lib/brand.ts,
+// Loaded from app/globals.css with @config. The colours come from lib/brand/index.ts,
 // so a fork re-themes there; the font stack is the other thing forks change first.
 import type { Config } from "tailwindcss";
 import { brand } from "./lib/brand";

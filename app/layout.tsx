@@ -1,9 +1,9 @@
 import { SiteHeader } from "./_components/site-header";
 import { env } from "@/lib/env";
-import { siteMetadata, siteViewport } from "@/lib/page-metadata";
+import { siteMetadata, siteViewport } from "@/lib/brand/page-metadata";
 import "./globals.css";
 
-// Titles, icons, manifest and link preview: lib/brand.ts, through lib/page-metadata.ts.
+// Titles, icons, manifest and link preview: lib/brand/index.ts, through lib/brand/page-metadata.ts.
 export const metadata = siteMetadata({ baseUrl: env.PUBLIC_BASE_URL });
 export const viewport = siteViewport;
 

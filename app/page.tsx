@@ -9,7 +9,7 @@ import { listGenerations } from "@/lib/generations/queries";
 import { framesUnavailableReason } from "@/lib/media/frame-support";
 import { SEARCH_MAX_LENGTH } from "@/lib/generations/search-text";
 import { DEFAULT_MODEL_ID, findModel, MODELS } from "@/lib/models/catalog";
-import { pageMetadata } from "@/lib/page-metadata";
+import { pageMetadata } from "@/lib/brand/page-metadata";
 import { getViewer } from "@/lib/viewer/get-viewer";
 import { galleryScope } from "@/lib/viewer/with-viewer";
 

@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { databaseFields, parseWith, resolveDatabaseSettings } from "./database/settings";
-import { MAKE_SECRET as MAKE_SECRET_COMMAND, PRODUCTION_SECRET_MIN_LENGTH } from "./secret-rules";
+import { MAKE_SECRET as MAKE_SECRET_COMMAND, PRODUCTION_SECRET_MIN_LENGTH } from "./doctor/secret-rules";
 
 const LOCAL_GATEWAY = "http://127.0.0.1:4010";
 const DEV_API_KEY = "sim-dev-key";

@@ -1,7 +1,7 @@
 // The preamble every JSON route shares: errors become `{error}` responses with
 // the right status, and bodies are read with a size limit before parsing.
 import { createHash } from "node:crypto";
-import { JSON_BODY_MAX_BYTES } from "@/lib/body-guard";
+import { JSON_BODY_MAX_BYTES } from "@/lib/http/body-guard";
 import { AppError, errorResponse } from "@/lib/errors";
 
 type Handler<C> = (request: Request, context: C) => Promise<Response>;

@@ -1,5 +1,5 @@
 // The text of the brand's public files (the icon's SVG, the web app manifest)
-// and the .ico container, computed from lib/brand.ts. `npm run brand` writes
+// and the .ico container, computed from lib/brand/index.ts. `npm run brand` writes
 // them; tests/unit/brand-assets.test.ts checks that public/ still matches.
 import type { Brand } from "../lib/brand";
 

@@ -1,4 +1,4 @@
-// `npm run brand`: redraws every brand file in public/ from lib/brand.ts:
+// `npm run brand`: redraws every brand file in public/ from lib/brand/index.ts:
 // icons (SVG, PNG, .ico), the web app manifest and the link-preview image.
 // It renders with next/og (Satori and resvg, compiled to WebAssembly inside
 // the `next` package), so it needs no ImageMagick and downloads nothing.

@@ -1,5 +1,5 @@
 // `npm run db:migrate`: applies the committed migrations to DATABASE_URL's database.
-import "../lib/load-env-files";
+import "./load-env-files";
 import { env } from "../lib/env";
 import { migrateDatabase } from "../lib/database/migrations/migrate";
 

@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import "../lib/load-env-files";
+import "./load-env-files";
 import { DATABASE_ENGINES, databaseEngine, type DatabaseEngine } from "../lib/database/engine";
 import { diffFromMigrations, nextMigrationFolder, writeMigration } from "../lib/database/migrations/migration-diff";
 import { env } from "../lib/env";

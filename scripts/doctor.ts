@@ -1,7 +1,7 @@
 // `npm run doctor`: what is wrong with this machine's setup, and how to fix it.
 // Exits 1 when any check fails. Checks a deployment's settings with
 // NODE_ENV=production (it then reads .env.production*, as `next start` does).
-import "../lib/load-env-files";
+import "./load-env-files";
 import { formatReport, runDoctor } from "../lib/doctor/run-doctor";
 
 const results = await runDoctor();

@@ -1,7 +1,7 @@
 // `npm run reconcile`: asks the running app to refresh every stale PENDING
 // task. For self-hosting, from cron: `* * * * * cd /srv/framehook && npm run reconcile`.
 import "./production-env";
-import "../lib/load-env-files";
+import "./load-env-files";
 import { env } from "../lib/env";
 
 const url = new URL(`${env.PUBLIC_BASE_URL.replace(/\/+$/, "")}/api/cron/reconcile`);

@@ -3,7 +3,7 @@
 // and stop both together.
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import "../lib/load-env-files";
+import "./load-env-files";
 import { env } from "../lib/env";
 import { migrateDatabase } from "../lib/database/migrations/migrate";
 import { ensurePrismaClientFor } from "../lib/database/migrations/prisma-client";

@@ -1,7 +1,7 @@
 // `npm run stills`: makes the still of every stored copy that has never had
 // one tried (copies stored before stills existed). Requests for a still do the
 // same one at a time; this does them all at once, e.g. after an upgrade.
-import "../lib/load-env-files";
+import "./load-env-files";
 import { backfillAllStills } from "../lib/copies/stills";
 import { getMediaStorage } from "../lib/storage/storage";
 import { toolchainVersion } from "../lib/media/toolchain";

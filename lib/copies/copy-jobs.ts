@@ -9,7 +9,7 @@ import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { isHttpUrl, MAX_RESULT_URLS } from "@/lib/gateway/task";
 import type { MediaCopy } from "@/lib/generated/prisma/client";
-import { safeJsonParse } from "@/lib/json";
+import { safeJsonParse } from "@/lib/http/json";
 import { runCopyAttempt } from "./copy-attempt";
 import { getMediaStorage, mediaStorageEnabled, type MediaStorage } from "@/lib/storage/storage";
 

@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import packageJson from "@/package.json";
 import { fail, isSet, ok, type CheckResult, type RawEnvironment } from "./check";
-import { MAKE_SECRET, PRODUCTION_SECRET_MIN_LENGTH } from "@/lib/secret-rules";
+import { MAKE_SECRET, PRODUCTION_SECRET_MIN_LENGTH } from "./secret-rules";
 
 export function checkNodeVersion(version = process.versions.node): CheckResult {
   const wanted = packageJson.engines.node.replace(/^>=\s*/, "");
@@ -23,7 +23,7 @@ function compareVersions(a: string, b: string): number {
   return 0;
 }
 
-/** The files Next (and lib/load-env-files.ts) read, in priority order, for this NODE_ENV. */
+/** The files Next (and scripts/load-env-files.ts) read, in priority order, for this NODE_ENV. */
 export function envFilesRead(nodeEnv: string): string[] {
   const mode = nodeEnv === "production" ? "production" : nodeEnv === "test" ? "test" : "development";
   return [`.env.${mode}.local`, ...(mode === "test" ? [] : [".env.local"]), `.env.${mode}`, ".env"];

@@ -5,7 +5,7 @@
 // cannot be sent is logged and dropped, and a lost connection reconnects with
 // backoff and tells subscribers there was a gap, so they revalidate.
 import pg from "pg";
-import { isRecord } from "@/lib/json";
+import { isRecord } from "@/lib/http/json";
 import { dispatch, type BusListener, type EventBus, type GenerationEvent } from "./types";
 
 export const CHANNEL = "framehook_generation_events";

@@ -1,7 +1,7 @@
 // Callback bodies differ between gateways: a flat task, a
 // `{code, msg, data}` envelope, `resultJson` as a JSON string. This module
 // turns any of them into a TaskSnapshot, or says the body is only a hint.
-import { isRecord, safeJsonParse } from "@/lib/json";
+import { isRecord, safeJsonParse } from "@/lib/http/json";
 import { taskSchema, toTaskSnapshot, type TaskSnapshot } from "./task";
 
 export type CallbackReading =

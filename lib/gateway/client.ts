@@ -3,7 +3,7 @@
 import "server-only";
 import { z } from "zod";
 import { env } from "@/lib/env";
-import { isRecord, safeJsonParse } from "@/lib/json";
+import { isRecord, safeJsonParse } from "@/lib/http/json";
 import { taskSchema, toTaskSnapshot, type TaskSnapshot } from "./task";
 
 export type GatewayErrorKind =

@@ -1,7 +1,7 @@
 // The gateway's task resource (spec §2) and the callback bodies real gateways
 // send, normalised into one TaskSnapshot.
 import { z } from "zod";
-import { safeJsonParse } from "@/lib/json";
+import { safeJsonParse } from "@/lib/http/json";
 
 export const TASK_STATES = ["PENDING", "SUCCESS", "FAILURE"] as const;
 export type TaskState = (typeof TASK_STATES)[number];

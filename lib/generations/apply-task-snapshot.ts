@@ -4,7 +4,7 @@
 // 'PENDING'), so N concurrent duplicates give one transition, and the
 // delivery row recording it, stored together or not at all.
 import "server-only";
-import { invalidateCreditBalance } from "@/lib/credits";
+import { invalidateCreditBalance } from "@/lib/gateway/balance";
 import type { OutcomeChange } from "@/lib/database/outcome-write";
 import { writeOutcome } from "@/lib/db";
 import { env } from "@/lib/env";

@@ -2,7 +2,7 @@
 // recent successes, grouped by model and duration.
 import "server-only";
 import { prisma } from "@/lib/db";
-import { isRecord, safeJsonParse } from "@/lib/json";
+import { isRecord, safeJsonParse } from "@/lib/http/json";
 import { COMPLETION_SAMPLES, completionTimeKey, typicalDurationMs } from "./completion-time";
 
 /** Rows read per call: enough for COMPLETION_SAMPLES of the few models a gallery mixes, bounded at any table size. */

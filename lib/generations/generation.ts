@@ -2,7 +2,7 @@
 import type { Generation as GenerationRow, GenerationState, MediaCopy } from "@/lib/generated/prisma/client";
 import { env } from "@/lib/env";
 import { isHttpUrl } from "@/lib/gateway/task";
-import { isRecord, safeJsonParse } from "@/lib/json";
+import { isRecord, safeJsonParse } from "@/lib/http/json";
 import { toStoredMedia, type StoredMedia } from "@/lib/copies/media-copy";
 
 export type { GenerationState };

@@ -34,7 +34,7 @@ export async function reconcile(): Promise<{ polled: number; abandoned: number; 
     const errorMessage = callbackEnabled ? ABANDONED_WITH_CALLBACKS : ABANDONED_WITHOUT_CALLBACKS;
     abandoned += await failAbandonedSubmits({ callbackEnabled, createdBefore: abandonedBefore, errorMessage });
   }
-  // Rate-limit windows of visitors long gone (lib/rate-limit.ts prunes as it goes too).
+  // Rate-limit windows of visitors long gone (lib/rate-limit/index.ts prunes as it goes too).
   await pruneRateLimits();
   const cutoff = new Date(Date.now() - DELIVERY_RETENTION_DAYS * 86_400_000);
   const { count: prunedDeliveries } = await prisma.delivery.deleteMany({ where: { createdAt: { lt: cutoff } } });

@@ -12,7 +12,7 @@ import { pipeline } from "node:stream/promises";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import { isRecord, safeJsonParse } from "@/lib/json";
+import { isRecord, safeJsonParse } from "@/lib/http/json";
 import { MODELS } from "@/lib/models/catalog";
 import { toolchainMissing } from "@/lib/media/frame-support";
 import { receiveUpload, type UploadView } from "./receive-upload";

@@ -23,7 +23,7 @@ export const RESERVATION_MS = 30 * 60_000;
 /** What a client is asked to wait when everyone's unused uploads fill the server: the sweep frees them within hours. */
 const CAPACITY_RETRY_AFTER_SECONDS = 600;
 
-/** Whom an upload counts against, beside its owner: an anonymous uploader's client address (lib/rate-limit.ts visitorKey). */
+/** Whom an upload counts against, beside its owner: an anonymous uploader's client address (lib/rate-limit/index.ts visitorKey). */
 export type UploadClient = { key: string; anonymous: boolean };
 
 /** The client a request comes from, as the quotas count it. */

@@ -15,7 +15,7 @@ import { APP_PORT, E2E_APP_ENV, E2E_WEBHOOK_SECRET } from "../../playwright.conf
 const PORT = APP_PORT + 9;
 const origin = `http://127.0.0.1:${PORT}`;
 const MB = 1024 * 1024;
-/** The promise the app makes: a body that has not arrived whole by then is cut (lib/body-guard.ts: 10 s). */
+/** The promise the app makes: a body that has not arrived whole by then is cut (lib/http/body-guard.ts: 10 s). */
 const CUT_WITHIN_MS = 30_000;
 
 let app: ChildProcess | undefined;

@@ -1,11 +1,11 @@
-// lib/body-guard.ts on a plain node:http server (as instrumentation.ts
+// lib/http/body-guard.ts on a plain node:http server (as instrumentation.ts
 // installs it under `next start`; tests/e2e/request-bodies.spec.ts runs it
 // there): the limit each path takes, and a declared size over it refused
 // before the handler, or anything, reads the body.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, expect, test } from "vitest";
-import { bodyLimitFor, BODY_MAX_BYTES, CALLBACK_MAX_BYTES, installBodyGuard, JSON_BODY_MAX_BYTES, UPLOAD_MAX_BYTES } from "@/lib/body-guard";
+import { bodyLimitFor, BODY_MAX_BYTES, CALLBACK_MAX_BYTES, installBodyGuard, JSON_BODY_MAX_BYTES, UPLOAD_MAX_BYTES } from "@/lib/http/body-guard";
 
 installBodyGuard();
 let handled = 0;

@@ -1,17 +1,17 @@
-// public/ is drawn from lib/brand.ts by `npm run brand`: these fail when one
+// public/ is drawn from lib/brand/index.ts by `npm run brand`: these fail when one
 // was edited without the other, or when a file is not what its name promises.
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { unstable_doesMiddlewareMatch } from "next/experimental/testing/server";
 import { brand } from "@/lib/brand";
-import { truncateTitle } from "@/lib/page-metadata";
+import { truncateTitle } from "@/lib/brand/page-metadata";
 import { config as proxyConfig } from "@/proxy";
 import { iconSvg, pngSize, webManifest } from "@/scripts/brand-assets";
 
 const publicFile = (url: string) => fs.readFileSync(path.join("public", url));
 
-describe("public/ matches lib/brand.ts", () => {
+describe("public/ matches lib/brand/index.ts", () => {
   test("the manifest and the SVG icon are what `npm run brand` writes from it", () => {
     expect(publicFile(brand.assets.manifest).toString()).toBe(webManifest(brand));
     expect(publicFile(brand.assets.iconSvg).toString()).toBe(iconSvg(brand));

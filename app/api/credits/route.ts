@@ -1,4 +1,4 @@
-import { getCreditBalance } from "@/lib/credits";
+import { getCreditBalance } from "@/lib/gateway/balance";
 import { route } from "@/lib/http";
 
 export const GET = route(async () => Response.json({ credits: await getCreditBalance() }));

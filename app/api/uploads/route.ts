@@ -3,7 +3,7 @@
 // is checked from its bytes against that model field's limits, and answers
 // 201 with what was read, or the error shape of every route. A body declared
 // too large, or sent without the access gate's password, is refused before
-// it is read (lib/body-guard.ts); any other refusal closes the connection
+// it is read (lib/http/body-guard.ts); any other refusal closes the connection
 // rather than read the rest.
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";

@@ -12,7 +12,7 @@ import { getGeneration, listDeliveries } from "@/lib/generations/queries";
 import { framesUnavailableReason } from "@/lib/media/frame-support";
 import { isCopying } from "@/lib/copies/media-copy";
 import { findModel, KIND_LABELS } from "@/lib/models/catalog";
-import { pageMetadata, truncateTitle } from "@/lib/page-metadata";
+import { pageMetadata, truncateTitle } from "@/lib/brand/page-metadata";
 import { getViewer } from "@/lib/viewer/get-viewer";
 import { galleryScope } from "@/lib/viewer/with-viewer";
 import { DetailActions } from "./_components/detail-actions";

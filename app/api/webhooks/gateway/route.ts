@@ -1,5 +1,5 @@
 // The gateway's callback: POST only; every other method is 405 with `Allow: POST`.
-import { CALLBACK_MAX_BYTES } from "@/lib/body-guard";
+import { CALLBACK_MAX_BYTES } from "@/lib/http/body-guard";
 import { methodNotAllowed, route, readBody } from "@/lib/http";
 import { receiveCallback } from "@/lib/generations/receive-callback";
 

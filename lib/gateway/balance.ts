@@ -3,7 +3,7 @@
 // every few seconds.
 import "server-only";
 import { AppError } from "@/lib/errors";
-import { GatewayError, getCredits } from "@/lib/gateway/client";
+import { GatewayError, getCredits } from "./client";
 
 const TTL_MS = 5_000;
 let cached: { credits: number; at: number } | null = null;

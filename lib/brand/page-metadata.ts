@@ -1,4 +1,4 @@
-// The <head> of every page, built from lib/brand.ts: the site-wide metadata of
+// The <head> of every page, built from lib/brand/index.ts: the site-wide metadata of
 // the root layout, and each page's title and description, carried into its
 // link preview. Next merges a page's `openGraph` over the layout's field by
 // field at the top level only, so a page that set its own title there would

@@ -9,8 +9,8 @@
 // Installed by instrumentation.ts; the routes keep their own checks (a chunked
 // body declares no size).
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
-import { findMediaField, findModel, MODELS } from "./models/catalog";
-import { formatBytes } from "./models/media-limits";
+import { findMediaField, findModel, MODELS } from "@/lib/models/catalog";
+import { formatBytes } from "@/lib/models/media-limits";
 
 /** A gateway callback: a task, with room to spare. */
 export const CALLBACK_MAX_BYTES = 64 * 1024;
