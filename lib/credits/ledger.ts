@@ -1,0 +1,128 @@
+// The one writer of the kit's credit ledger: every CreditEntry row is written
+// here under its idempotency key (the outcome write's capture or release is
+// the same rule in SQL, lib/database/outcome-write-*.ts, so it can share that
+// write's one transaction). Rows are never updated or deleted; the balance is
+// their sum. Writes that may take credits (a hold, a clawback, an adjustment)
+// first write the owner's CreditLock row, so that "sum, then insert" is atomic
+// on PostgreSQL as SQLite's single writer makes it there. A capture or a
+// release only gives credits back, so it needs no lock.
+import "server-only";
+import { prisma } from "@/lib/db";
+import { AppError } from "@/lib/errors";
+import type { CreditEntryKind } from "@/lib/generated/prisma/client";
+import { welcomeGrantCredits } from "./pricing";
+
+/** The client inside `prisma.$transaction(async (tx) => …)`. */
+export type Transaction = Parameters<Extract<Parameters<typeof prisma.$transaction>[0], (tx: never) => unknown>>[0];
+type Reader = Pick<typeof prisma, "$queryRaw">;
+
+/** Each row's idempotency key: a second write of the same fact finds its key taken. */
+export const ledgerKey = {
+  welcome: (ownerId: string) => `grant:welcome:${ownerId}`,
+  hold: (generationId: string) => `hold:${generationId}`,
+  capture: (generationId: string) => `capture:${generationId}`,
+  release: (generationId: string) => `release:${generationId}`,
+  purchase: (checkoutSessionId: string) => `purchase:${checkoutSessionId}`,
+  refund: (paymentIntentId: string, cumulative: number) => `refund:${paymentIntentId}:${cumulative}`,
+} as const;
+
+/** Welcome grants, whoever they were first made for: a guest's grant that moved to an account counts for it. */
+const WELCOME_PREFIX = "grant:welcome:";
+
+export type CreditSummary = {
+  /** What the owner can spend now: every row summed (open holds already taken). */
+  credits: number;
+  /** Of what was taken, how much is held by generations still in flight. */
+  held: number;
+  /** The owner has had a welcome grant. */
+  welcomed: boolean;
+};
+
+/**
+ * The owner's balance, what is held, and whether they were welcomed, in one
+ * statement (one snapshot). A hold is open while no capture or release settles its generation.
+ */
+export async function readCreditSummary(db: Reader, ownerId: string): Promise<CreditSummary> {
+  const [row] = await db.$queryRaw<{ credits: bigint | number | null; held: bigint | number | null; welcomed: bigint | number | null }[]>`
+    SELECT SUM(e."amount") AS "credits",
+      SUM(CASE WHEN e."kind" = 'HOLD' AND NOT EXISTS (SELECT 1 FROM "CreditEntry" s WHERE s."settles" = e."generationId") THEN -e."amount" ELSE 0 END) AS "held",
+      MAX(CASE WHEN e."kind" = 'GRANT' AND e."idempotencyKey" LIKE ${`${WELCOME_PREFIX}%`} THEN 1 ELSE 0 END) AS "welcomed"
+    FROM "CreditEntry" e WHERE e."ownerId" = ${ownerId}`;
+  return { credits: Number(row?.credits ?? 0), held: Number(row?.held ?? 0), welcomed: Number(row?.welcomed ?? 0) === 1 };
+}
+
+/** The owner's balance: every row summed, in one statement. */
+export async function readCreditBalance(db: Pick<typeof prisma, "creditEntry">, ownerId: string): Promise<number> {
+  const { _sum } = await db.creditEntry.aggregate({ where: { ownerId }, _sum: { amount: true } });
+  return Number(_sum.amount ?? 0);
+}
+
+/** Queues this owner's credit-taking writes behind each other (see the header). */
+export async function lockCredits(tx: Transaction, ownerId: string, now = new Date()): Promise<void> {
+  await tx.$executeRaw`
+    INSERT INTO "CreditLock" ("ownerId", "lockedAt") VALUES (${ownerId}, ${now})
+    ON CONFLICT ("ownerId") DO UPDATE SET "lockedAt" = excluded."lockedAt"`;
+}
+
+/** The welcome grant, once per owner, inside a transaction that holds the owner's lock. */
+export async function grantWelcomeLocked(tx: Transaction, ownerId: string): Promise<void> {
+  const credits = welcomeGrantCredits();
+  if (credits <= 0) return;
+  const welcomed = await tx.creditEntry.findFirst({ where: { ownerId, kind: "GRANT", idempotencyKey: { startsWith: WELCOME_PREFIX } }, select: { id: true } });
+  if (welcomed) return;
+  await tx.creditEntry.create({ data: { ownerId, kind: "GRANT", amount: credits, idempotencyKey: ledgerKey.welcome(ownerId), note: "welcome grant" } });
+}
+
+/** Appends one row; the caller made sure the key is new (under the owner's lock, or by a unique fact such as a new generation). */
+export async function appendEntry(
+  tx: Transaction,
+  entry: { ownerId: string; kind: CreditEntryKind; amount: number; idempotencyKey: string; generationId?: string; settles?: string; checkoutSessionId?: string; note?: string },
+): Promise<void> {
+  if (!Number.isSafeInteger(entry.amount)) throw new RangeError(`A ledger amount must be a whole number of credits: ${entry.amount}`);
+  await tx.creditEntry.create({ data: entry });
+}
+
+export function insufficientCreditsError({ needed, balance }: { needed: number; balance: number }): AppError {
+  return new AppError(
+    "insufficient_credits",
+    `This video needs ${formatCredits(needed)} and you have ${formatCredits(balance)}. Buy more at /credits. Nothing was sent to the gateway.`,
+  );
+}
+
+/**
+ * A submission's hold, in the generation store's insert transaction:
+ * `check` (before the insert) takes the owner's lock, makes the welcome grant
+ * if it was never made, and refuses with 402 when the balance cannot cover
+ * the hold; `record` (after the insert) writes the hold for the new generation.
+ */
+export function creditHold({ ownerId, credits }: { ownerId: string; credits: number }) {
+  if (!Number.isSafeInteger(credits) || credits < 0) throw new RangeError(`A hold must be a whole number of credits: ${credits}`);
+  return {
+    async check(tx: Transaction, now = new Date()): Promise<void> {
+      await lockCredits(tx, ownerId, now);
+      await grantWelcomeLocked(tx, ownerId);
+      const balance = await readCreditBalance(tx, ownerId);
+      if (balance < credits) throw insufficientCreditsError({ needed: credits, balance });
+    },
+    async record(tx: Transaction, generationId: string): Promise<void> {
+      await appendEntry(tx, { ownerId, kind: "HOLD", amount: -credits, idempotencyKey: ledgerKey.hold(generationId), generationId });
+    },
+  };
+}
+
+/**
+ * Gives a generation's hold back, in the transaction that moved it to a state
+ * that costs nothing (SUBMIT_FAILED): once, and never beside a capture (the
+ * `settles` column is unique). Returns the credits released (0 when there was
+ * no hold or it was already settled).
+ */
+export async function releaseHoldIn(tx: Transaction, { generationId, ownerId, note }: { generationId: string; ownerId: string; note?: string }): Promise<number> {
+  const hold = await tx.creditEntry.findUnique({ where: { idempotencyKey: ledgerKey.hold(generationId) }, select: { amount: true } });
+  if (!hold) return 0;
+  const settled = await tx.creditEntry.findUnique({ where: { settles: generationId }, select: { id: true } });
+  if (settled) return 0;
+  await appendEntry(tx, { ownerId, kind: "RELEASE", amount: -hold.amount, idempotencyKey: ledgerKey.release(generationId), generationId, settles: generationId, note });
+  return -hold.amount;
+}
+
+export const formatCredits = (n: number) => `${n.toLocaleString("en-US")} ${Math.abs(n) === 1 ? "credit" : "credits"}`;
