@@ -48,7 +48,13 @@ async function route(store: PaymentStore, req: http.IncomingMessage, pathname: s
   const intent = pathname.match(/^\/v1\/payment_intents\/([^/]+)$/);
   if (pathname === "/v1/checkout/sessions" && method === "POST") return { status: 200, body: store.view(createSession(store, parseStripeForm(await readText(req)))) };
   if (pathname === "/v1/checkout/sessions" && method === "GET") return { status: 200, body: listSessions(store, new URL(req.url ?? "/", "http://x").searchParams) };
-  if (session && method === "GET") return { status: 200, body: store.view(store.session(decodeURIComponent(session[1]!))) };
+  if (session && method === "GET") {
+    const found = store.view(store.session(decodeURIComponent(session[1]!)));
+    // ?expand[]=payment_intent, as Stripe's expand: the object in place of its id.
+    const expand = list(parseStripeForm(new URL(req.url ?? "/", "http://x").search.slice(1)).expand);
+    const intent = expand.includes("payment_intent") && found.payment_intent ? store.intents.get(found.payment_intent) : undefined;
+    return { status: 200, body: intent ? { ...found, payment_intent: intent } : found };
+  }
   if (intent && method === "GET") {
     const found = store.intents.get(decodeURIComponent(intent[1]!));
     if (!found) throw new PaymentError(404, "resource_missing", `No such payment_intent: '${intent[1]}'`, "id");
