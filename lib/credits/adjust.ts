@@ -1,0 +1,57 @@
+// The operator's hand on the ledger: grant or take an owner's credits, with a
+// reason. A take is refused past what the owner has (the balance never goes
+// below zero); a retried form (the same key) changes nothing.
+import "server-only";
+import { randomUUID } from "node:crypto";
+import { isUniqueViolation, retryTransaction } from "@/lib/database/errors";
+import { prisma } from "@/lib/db";
+import { AppError } from "@/lib/errors";
+import { appendEntry, formatCredits, lockCredits, readCreditBalance } from "./ledger";
+
+export const ADJUSTMENT_REASON_MAX_LENGTH = 200;
+const MAX_ADJUSTMENT = 1_000_000;
+
+export async function adjustCredits({
+  ownerId,
+  amount,
+  reason,
+  idempotencyKey = randomUUID(),
+}: {
+  ownerId: string;
+  /** Whole credits: positive grants, negative takes. */
+  amount: number;
+  reason: string;
+  /** One per form: the same key again is the same adjustment. */
+  idempotencyKey?: string;
+}): Promise<{ applied: boolean; balance: number }> {
+  const why = reason.trim();
+  const fields: Record<string, string[]> = {};
+  if (!ownerId.trim()) fields.ownerId = ["Name the owner (a visitor id or user:<id>)."];
+  if (!Number.isSafeInteger(amount) || amount === 0 || Math.abs(amount) > MAX_ADJUSTMENT) fields.amount = [`A whole number of credits, not 0, at most ${MAX_ADJUSTMENT.toLocaleString("en-US")} either way.`];
+  if (!why || why.length > ADJUSTMENT_REASON_MAX_LENGTH) fields.reason = [`Say why, in at most ${ADJUSTMENT_REASON_MAX_LENGTH} characters.`];
+  if (Object.keys(fields).length > 0) throw new AppError("invalid_input", "Check the highlighted fields.", fields);
+
+  try {
+    return await retryTransaction(
+      () =>
+        prisma.$transaction(async (tx) => {
+          await lockCredits(tx, ownerId);
+          const key = `adjustment:${idempotencyKey}`;
+          if (await tx.creditEntry.findUnique({ where: { idempotencyKey: key }, select: { id: true } })) {
+            return { applied: false, balance: await readCreditBalance(tx, ownerId) };
+          }
+          const balance = await readCreditBalance(tx, ownerId);
+          if (balance + amount < 0) {
+            throw new AppError("conflict", `${ownerId} has ${formatCredits(balance)}: at most that can be taken.`);
+          }
+          await appendEntry(tx, { ownerId, kind: "ADJUSTMENT", amount, idempotencyKey: key, note: why });
+          return { applied: true, balance: balance + amount };
+        }),
+      { waitMs: 5_000 },
+    );
+  } catch (error) {
+    // The same key for another owner: that adjustment was made.
+    if (isUniqueViolation(error)) return { applied: false, balance: await readCreditBalance(prisma, ownerId) };
+    throw error;
+  }
+}

@@ -1,0 +1,107 @@
+// The ledger's rules on the engine under test (lib/credits): the welcome grant
+// once per owner however many first views race, holds refused past the
+// balance, a release once, the operator's adjustments, and the history.
+import { randomUUID } from "node:crypto";
+import { describe, expect, test } from "vitest";
+import { testEngine } from "../support/test-database";
+
+const { prisma } = await import("@/lib/db");
+const { creditBalance, showCreditBalance } = await import("@/lib/credits/balance");
+const { creditHold, releaseHoldIn } = await import("@/lib/credits/ledger");
+const { adjustCredits } = await import("@/lib/credits/adjust");
+const { listCreditHistory } = await import("@/lib/credits/history");
+const { DEFAULT_WELCOME_GRANT } = await import("@/lib/credits/pricing");
+
+const owner = () => `ledger-${randomUUID()}`;
+const ledgerOf = async (ownerId: string) =>
+  (await prisma.creditEntry.findMany({ where: { ownerId }, orderBy: { id: "asc" } })).map((e) => [e.kind, e.amount, e.idempotencyKey]);
+
+/** A hold as the generation store takes it: check, then record, in one transaction. */
+const hold = (ownerId: string, credits: number, generationId = `gen-${randomUUID()}`) =>
+  prisma.$transaction(async (tx) => {
+    const h = creditHold({ ownerId, credits });
+    await h.check(tx);
+    await h.record(tx, generationId);
+    return generationId;
+  });
+
+describe(`the ledger (${testEngine()})`, () => {
+  test("the welcome grant: made once, whatever how many first views race", async () => {
+    const ownerId = owner();
+    const shown = await Promise.all(Array.from({ length: 8 }, () => showCreditBalance({ ownerId })));
+    expect(shown).toEqual(Array(8).fill({ credits: DEFAULT_WELCOME_GRANT, held: 0 }));
+    expect(await ledgerOf(ownerId)).toEqual([["GRANT", DEFAULT_WELCOME_GRANT, `grant:welcome:${ownerId}`]]);
+  });
+
+  test("a guest's welcome grant moved to an account counts as the account's", async () => {
+    const guest = owner();
+    const account = `user:${randomUUID()}`;
+    await showCreditBalance({ ownerId: guest });
+    // What the guest → account claim does with the guest's rows.
+    await prisma.creditEntry.updateMany({ where: { ownerId: guest }, data: { ownerId: account } });
+    expect(await showCreditBalance({ ownerId: account })).toEqual({ credits: DEFAULT_WELCOME_GRANT, held: 0 });
+    expect(await prisma.creditEntry.count({ where: { ownerId: account } })).toBe(1);
+  });
+
+  test("holds take the welcome grant first, refuse past the balance with 402, and show as held", async () => {
+    const ownerId = owner();
+    const first = await hold(ownerId, 11);
+    await hold(ownerId, 11);
+    const refused = await hold(ownerId, 11).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: "insufficient_credits", status: 402 });
+    expect((refused as Error).message).toContain("/credits");
+    expect(await showCreditBalance({ ownerId })).toEqual({ credits: DEFAULT_WELCOME_GRANT - 22, held: 22 });
+
+    // A release gives the hold back once, and it no longer counts as held.
+    expect(await prisma.$transaction((tx) => releaseHoldIn(tx, { generationId: first, ownerId }))).toBe(11);
+    expect(await prisma.$transaction((tx) => releaseHoldIn(tx, { generationId: first, ownerId }))).toBe(0);
+    expect(await showCreditBalance({ ownerId })).toEqual({ credits: DEFAULT_WELCOME_GRANT - 11, held: 11 });
+    expect((await ledgerOf(ownerId)).map(([kind, amount]) => [kind, amount])).toEqual([
+      ["GRANT", DEFAULT_WELCOME_GRANT],
+      ["HOLD", -11],
+      ["HOLD", -11],
+      ["RELEASE", 11],
+    ]);
+  });
+
+  test("concurrent holds against a balance that fits K of them: exactly K, never below zero", async () => {
+    const ownerId = owner();
+    await adjustCredits({ ownerId, amount: 50 - DEFAULT_WELCOME_GRANT, reason: "test balance" });
+    expect(await showCreditBalance({ ownerId })).toMatchObject({ credits: 50 });
+    const results = await Promise.allSettled(Array.from({ length: 12 }, () => hold(ownerId, 11)));
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(4);
+    for (const r of results) if (r.status === "rejected") expect(r.reason).toMatchObject({ code: "insufficient_credits" });
+    expect(await creditBalance(ownerId)).toBe(6);
+  });
+
+  test("the operator's adjustments: grant, take, refuse a take past the balance, and a repeated form once", async () => {
+    const ownerId = owner();
+    expect(await adjustCredits({ ownerId, amount: 40, reason: "apology for an outage", idempotencyKey: "form-1" })).toEqual({ applied: true, balance: 40 });
+    expect(await adjustCredits({ ownerId, amount: 40, reason: "apology for an outage", idempotencyKey: "form-1" })).toEqual({ applied: false, balance: 40 });
+    expect(await adjustCredits({ ownerId, amount: -15, reason: "chargeback" })).toEqual({ applied: true, balance: 25 });
+    await expect(adjustCredits({ ownerId, amount: -26, reason: "too much" })).rejects.toMatchObject({ code: "conflict" });
+    await expect(adjustCredits({ ownerId, amount: 1.5, reason: "half" })).rejects.toMatchObject({ code: "invalid_input" });
+    await expect(adjustCredits({ ownerId, amount: 5, reason: " " })).rejects.toMatchObject({ code: "invalid_input" });
+    expect(await ledgerOf(ownerId)).toEqual([
+      ["ADJUSTMENT", 40, "adjustment:form-1"],
+      ["ADJUSTMENT", -15, expect.stringMatching(/^adjustment:/)],
+    ]);
+  });
+
+  test("the history: newest first, a hold pending until settled, a capture with what it cost", async () => {
+    const ownerId = owner();
+    const captured = await hold(ownerId, 11);
+    const open = await hold(ownerId, 5);
+    // A capture as the outcome write stores it: the 3 credits of the hold the generation did not cost come back.
+    await prisma.creditEntry.create({ data: { ownerId, kind: "CAPTURE", amount: 3, idempotencyKey: `capture:${captured}`, generationId: captured, settles: captured } });
+
+    const history = await listCreditHistory({ ownerId });
+    expect(history.map((e) => [e.kind, e.amount, e.generationId, e.pending, e.charged])).toEqual([
+      ["CAPTURE", 3, captured, undefined, 8],
+      ["HOLD", -5, open, true, undefined],
+      ["HOLD", -11, captured, false, undefined],
+      ["GRANT", DEFAULT_WELCOME_GRANT, null, undefined, undefined],
+    ]);
+    expect(await showCreditBalance({ ownerId })).toEqual({ credits: DEFAULT_WELCOME_GRANT - 8 - 5, held: 5 });
+  });
+});
