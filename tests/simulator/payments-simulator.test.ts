@@ -1,0 +1,97 @@
+// The payments simulator's contract with stripe-node, in process: what the
+// kit's Stripe client sends parses as Stripe would read it, and what the
+// simulator signs, stripe.webhooks.constructEvent accepts (and nothing else).
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import Stripe from "stripe";
+import { afterAll, describe, expect, test } from "vitest";
+import { loadConfig } from "../../simulator/payments/config";
+import { parseStripeForm } from "../../simulator/payments/form";
+import { createPaymentsSimulator } from "../../simulator/payments/server";
+import { signPayload } from "../../simulator/payments/webhooks";
+import { waitFor } from "../support/wait";
+
+describe("Stripe's form encoding", () => {
+  test.each([
+    ["mode=payment", { mode: "payment" }],
+    ["metadata[ownerId]=guest%3A1&metadata[packId]=starter", { metadata: { ownerId: "guest:1", packId: "starter" } }],
+    [
+      "line_items[0][quantity]=1&line_items[0][price_data][currency]=usd&line_items[0][price_data][product_data][name]=Starter+pack",
+      { line_items: [{ quantity: "1", price_data: { currency: "usd", product_data: { name: "Starter pack" } } }] },
+    ],
+    ["line_items%5B0%5D%5Bquantity%5D=2", { line_items: [{ quantity: "2" }] }],
+    ["expand[]=payment_intent&expand[]=line_items", { expand: ["payment_intent", "line_items"] }],
+    ["success_url=https%3A%2F%2Fx.test%2Fok%3Fsession_id%3D%7BCHECKOUT_SESSION_ID%7D", { success_url: "https://x.test/ok?session_id={CHECKOUT_SESSION_ID}" }],
+  ])("%s", (body, expected) => {
+    expect(parseStripeForm(body)).toEqual(expected);
+  });
+});
+
+describe("against stripe-node", () => {
+  const secret = "whsec_contract_test";
+  const received: { type: string; verified: boolean }[] = [];
+  const verifier = new Stripe("sk_test_verifier");
+  const endpoint = http.createServer(async (req, res) => {
+    let body = "";
+    for await (const chunk of req) body += chunk;
+    try {
+      const event = verifier.webhooks.constructEvent(body, req.headers["stripe-signature"] as string, secret, 300);
+      received.push({ type: event.type, verified: true });
+      const first = received.filter((r) => r.type === event.type).length === 1;
+      res.writeHead(first && event.type === "checkout.session.completed" ? 500 : 200).end();
+    } catch {
+      received.push({ type: "?", verified: false });
+      res.writeHead(400).end();
+    }
+  });
+  const started = new Promise<number>((resolve) => endpoint.listen(0, "127.0.0.1", () => resolve((endpoint.address() as AddressInfo).port)));
+  let simulator: ReturnType<typeof createPaymentsSimulator> | undefined;
+
+  afterAll(async () => {
+    await simulator?.close();
+    endpoint.close();
+  });
+
+  test("a session made with the SDK, paid on the hosted page, is delivered signed and retried after a 500", async () => {
+    const port = await started;
+    simulator = createPaymentsSimulator(
+      loadConfig({ PAYMENTS_SIMULATOR_PORT: "0", PAYMENTS_SIMULATOR_LOG: "quiet", PAYMENTS_SIMULATOR_WEBHOOK_URL: `http://127.0.0.1:${port}/`, PAYMENTS_SIMULATOR_WEBHOOK_SECRET: secret, PAYMENTS_SIMULATOR_BACKOFF_MS: "50" }),
+    );
+    const url = new URL(await simulator.listen());
+    const stripe = new Stripe("sk_test_contract", { host: url.hostname, port: url.port, protocol: "http" });
+    const session = await stripe.checkout.sessions.create({
+      mode: "payment",
+      client_reference_id: "owner-1",
+      metadata: { ownerId: "owner-1", packId: "starter", credits: "100" },
+      line_items: [{ quantity: 1, price_data: { currency: "usd", unit_amount: 1000, product_data: { name: "Starter" } } }],
+      success_url: "http://app.test/credits/success?session_id={CHECKOUT_SESSION_ID}",
+      cancel_url: "http://app.test/credits",
+    });
+    expect(session).toMatchObject({ object: "checkout.session", status: "open", payment_status: "unpaid", amount_total: 1000, currency: "usd", client_reference_id: "owner-1" });
+
+    const paid = await fetch(session.url!.replace(/\/?$/, "/pay"), { method: "POST", redirect: "manual" });
+    expect(paid.status).toBe(303);
+    expect(paid.headers.get("location")).toBe(`http://app.test/credits/success?session_id=${session.id}`);
+    await waitFor(() => received.filter((r) => r.type === "checkout.session.completed").length === 2 || undefined);
+    expect(received.every((r) => r.verified)).toBe(true);
+    // The first delivery got a 500 and was sent again.
+    const completed = simulator.store.events.find((e) => e.type === "checkout.session.completed")!;
+    const attempts = simulator.sender.attempts.filter((a) => a.eventId === completed.id);
+    expect(attempts.map((a) => a.status)).toEqual([500, 200]);
+    expect((await stripe.checkout.sessions.retrieve(session.id)).payment_status).toBe("paid");
+  });
+
+  test("the SDK's signature check refuses the simulator's signature under another secret, or stale", () => {
+    const payload = JSON.stringify({ id: "evt_1", object: "event" });
+    expect(() => verifier.webhooks.constructEvent(payload, signPayload(payload, secret), secret)).not.toThrow();
+    expect(() => verifier.webhooks.constructEvent(payload, signPayload(payload, "whsec_other"), secret)).toThrow(Stripe.errors.StripeSignatureVerificationError);
+    const stale = signPayload(payload, secret, Math.floor(Date.now() / 1000) - 301);
+    expect(() => verifier.webhooks.constructEvent(payload, stale, secret, 300)).toThrow(/Timestamp outside the tolerance zone/);
+  });
+
+  test("a live key or none is refused as Stripe refuses it", async () => {
+    const url = new URL(`http://127.0.0.1:${(simulator!.server.address() as AddressInfo).port}`);
+    const live = new Stripe("sk_live_nope", { host: url.hostname, port: url.port, protocol: "http", maxNetworkRetries: 0 });
+    await expect(live.checkout.sessions.list({ limit: 1 })).rejects.toMatchObject({ type: "StripeAuthenticationError", statusCode: 401 });
+  });
+});
