@@ -103,6 +103,25 @@ const schema = z
     SPEND_LIMIT_TOTAL_CREDITS: optional(z.coerce.number().min(0)).default(0),
     // Opens /admin (every owner's generations, spend, delivery log); unset, /admin is a 404.
     ADMIN_PASSWORD: optional(z.string().min(12, "must be at least 12 characters")),
+    // Accounts (lib/auth, docs/accounts.md). Signed-in accounts whose verified email is listed here are admins.
+    ADMIN_EMAILS: optional(z.string())
+      .transform((v) => (v ?? "").split(",").map((e) => e.trim().toLowerCase()).filter(Boolean))
+      .pipe(z.array(z.email())),
+    // Signs Better Auth's sessions; defaults to a key derived from WEBHOOK_SECRET.
+    AUTH_SECRET: optional(z.string().min(32, "must be at least 32 characters")),
+    // Where sign-in emails go (smtp://user:pass@host:587, smtps://…). Unset: the development
+    // mailbox in development; in production, email sign-in is off.
+    SMTP_URL: optional(z.url({ protocol: /^smtps?$/ })),
+    MAIL_FROM: optional(z.string().min(3)).default("Framehook <no-reply@localhost>"),
+    // OAuth sign-in switches on when both of a provider's keys are set.
+    GITHUB_CLIENT_ID: optional(z.string().min(1)),
+    GITHUB_CLIENT_SECRET: optional(z.string().min(1)),
+    GOOGLE_CLIENT_ID: optional(z.string().min(1)),
+    GOOGLE_CLIENT_SECRET: optional(z.string().min(1)),
+    // "true": guests may look but must sign in to generate or upload.
+    REQUIRE_SIGN_IN: optional(z.enum(["true", "false"]).transform((v) => v === "true")).default(false),
+    // What one guest (no account) may spend per window; 0: off. Default: SPEND_LIMIT_CREDITS.
+    SPEND_LIMIT_GUEST_CREDITS: optional(z.coerce.number().min(0)),
     // How long the gateway may answer "no such task" (JSON 404s only) before
     // the task is flagged lost. Never final: a later real report still wins.
     TASK_LOST_AFTER_MS: optional(z.coerce.number().int().min(60_000)).default(6 * 3_600_000),
@@ -145,6 +164,7 @@ const schema = z
       WEBHOOK_SECRET: raw.WEBHOOK_SECRET ?? DEV_WEBHOOK_SECRET,
       CRON_SECRET: raw.CRON_SECRET ?? (devDefaultsAllowed ? DEV_CRON_SECRET : undefined),
       SPEND_LIMIT_ADDRESS_CREDITS: raw.SPEND_LIMIT_ADDRESS_CREDITS ?? raw.SPEND_LIMIT_CREDITS,
+      SPEND_LIMIT_GUEST_CREDITS: raw.SPEND_LIMIT_GUEST_CREDITS ?? raw.SPEND_LIMIT_CREDITS,
       UPLOAD_ADDRESS_QUOTA_BYTES: raw.UPLOAD_ADDRESS_QUOTA_BYTES ?? 3 * raw.UPLOAD_QUOTA_BYTES,
       // Against the working directory, as path.resolve does; process.cwd() named here would make Next's build trace the whole project.
       MEDIA_LOCAL_DIR: path.resolve(raw.MEDIA_LOCAL_DIR),

@@ -1,9 +1,11 @@
 // Who is asking: the one seam between Framehook and a sign-in system.
-// By default every visitor is anonymous, known by a random id in a signed
+// A signed-in account (lib/auth: email links, passkeys, OAuth) is
+// "user:<id>"; everyone else is a guest, known by a random id in a signed
 // cookie (viewer-cookie.ts) that proxy.ts issues. To use Auth.js, Clerk,
-// Supabase Auth or your own session, replace getViewer() (docs/operations.md:
-// "Plug in your sign-in"); nothing else in the app reads identity.
+// Supabase Auth or your own session instead, replace getViewer()
+// (docs/accounts.md); nothing else in the app reads identity.
 import "server-only";
+import { readAccountSession, type AccountSession } from "@/lib/auth/session";
 import { env } from "@/lib/env";
 import { readCookie, VIEWER_COOKIE, VIEWER_MAX_AGE_SECONDS, verifyViewerCookie } from "./viewer-cookie";
 
@@ -19,6 +21,14 @@ export type Viewer = {
    * Left out, the viewer counts as anonymous: the safe side for money.
    */
   signedIn?: boolean;
+  /** The signed-in account, when there is one. */
+  account?: AccountSession;
+  /**
+   * The guest of this browser's visitor cookie, signed in or not: what the
+   * guest → account claim moves (lib/viewer/claim-guest.ts). Read from the
+   * signed cookie only, never from a request body.
+   */
+  guestId?: string | null;
 };
 
 /**
@@ -28,12 +38,14 @@ export type Viewer = {
  *
  * With Auth.js, for example, this whole function becomes:
  *   const session = await auth();
- *   return session?.user?.id ? { id: `user:${session.user.id}` } : null;
+ *   return session?.user?.id ? { id: `user:${session.user.id}`, signedIn: true } : null;
  */
 export async function getViewer(request?: Request): Promise<Viewer | null> {
-  const cookieHeader = request ? request.headers.get("cookie") : (await requestHeaders()).get("cookie");
-  const id = verifyViewerCookie(readCookie(cookieHeader, VIEWER_COOKIE), viewerSecret());
-  return id ? { id } : null;
+  const headers = request ? request.headers : await requestHeaders();
+  const guestId = verifyViewerCookie(readCookie(headers.get("cookie"), VIEWER_COOKIE), viewerSecret());
+  const account = await readAccountSession(headers);
+  if (account) return { id: `user:${account.userId}`, signedIn: true, account, guestId };
+  return guestId ? { id: guestId, guestId } : null;
 }
 
 async function requestHeaders(): Promise<Headers> {

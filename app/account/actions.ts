@@ -1,0 +1,59 @@
+"use server";
+// The account page's actions. Each acts on the signed-in account only: a
+// session id or passkey from the form is matched against the account's own.
+import { cookies, headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { auth } from "@/lib/auth/auth";
+import { prisma } from "@/lib/db";
+import { deleteAccount } from "@/lib/viewer/delete-account";
+import { getViewer } from "@/lib/viewer/get-viewer";
+import { VIEWER_COOKIE } from "@/lib/viewer/viewer-cookie";
+
+async function signedInAccount() {
+  const viewer = await getViewer();
+  if (!viewer?.account) redirect("/sign-in");
+  return viewer.account;
+}
+
+/** Signing out also starts a fresh guest (proxy.ts issues a new cookie): the claimed guest's id is not reused. */
+async function forgetGuest() {
+  (await cookies()).delete(VIEWER_COOKIE);
+}
+
+export async function signOut(): Promise<void> {
+  await auth.api.signOut({ headers: await headers() });
+  await forgetGuest();
+  redirect("/");
+}
+
+export async function signOutSession(form: FormData): Promise<void> {
+  const account = await signedInAccount();
+  const id = form.get("sessionId");
+  if (typeof id !== "string") return;
+  await prisma.session.deleteMany({ where: { id, userId: account.userId } });
+  if (id === account.sessionId) {
+    await forgetGuest();
+    redirect("/");
+  }
+  redirect("/account");
+}
+
+export async function signOutEverywhere(): Promise<void> {
+  const account = await signedInAccount();
+  await prisma.session.deleteMany({ where: { userId: account.userId } });
+  await forgetGuest();
+  redirect("/");
+}
+
+export type DeleteAccountState = { status: "idle" } | { status: "error"; message: string };
+
+export async function deleteOwnAccount(_previous: DeleteAccountState, form: FormData): Promise<DeleteAccountState> {
+  const account = await signedInAccount();
+  const typed = form.get("confirmEmail");
+  if (typeof typed !== "string" || typed.trim().toLowerCase() !== account.email.toLowerCase()) {
+    return { status: "error", message: `Type ${account.email} to confirm.` };
+  }
+  await deleteAccount({ userId: account.userId });
+  await forgetGuest();
+  redirect("/?deleted=1");
+}

@@ -1,0 +1,94 @@
+// The signed-in person's account: email, passkeys, sessions, and deleting it all.
+import { redirect } from "next/navigation";
+import { formatTimestamp } from "@/app/_components/format";
+import { pageMetadata } from "@/lib/brand/page-metadata";
+import { prisma } from "@/lib/db";
+import { getViewer } from "@/lib/viewer/get-viewer";
+import { signOut, signOutEverywhere, signOutSession } from "./actions";
+import { DeleteAccount } from "./_components/delete-account";
+import { Passkeys } from "./_components/passkeys";
+
+export const dynamic = "force-dynamic";
+export const metadata = pageMetadata({ title: "Account", description: "Your email, passkeys and sessions." });
+
+const card = "space-y-3 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-zinc-200 dark:bg-zinc-900 dark:ring-zinc-800";
+const linkButton = "rounded text-sm font-medium text-brand-700 hover:underline focus-visible:outline-2 focus-visible:outline-brand-600 dark:text-brand-400";
+
+export default async function AccountPage() {
+  const viewer = await getViewer();
+  if (!viewer?.account) redirect("/sign-in");
+  const { userId, email, sessionId } = viewer.account;
+  const [passkeys, sessions] = await Promise.all([
+    prisma.passkey.findMany({ where: { userId }, orderBy: { createdAt: "asc" }, select: { id: true, name: true, createdAt: true } }),
+    prisma.session.findMany({
+      where: { userId, expiresAt: { gt: new Date() } },
+      orderBy: { createdAt: "desc" },
+      select: { id: true, createdAt: true, userAgent: true },
+    }),
+  ]);
+  return (
+    <main id="main" className="mx-auto max-w-2xl space-y-6 px-4 py-8 sm:px-6">
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <h1 className="text-xl font-semibold">Account</h1>
+        <form action={signOut}>
+          <button type="submit" className={linkButton}>
+            Sign out
+          </button>
+        </form>
+      </div>
+      <section aria-labelledby="account-email" className={card}>
+        <h2 id="account-email" className="text-base font-semibold">
+          Email
+        </h2>
+        <p className="text-sm">{email}</p>
+      </section>
+      <section aria-labelledby="account-passkeys" className={card}>
+        <h2 id="account-passkeys" className="text-base font-semibold">
+          Passkeys
+        </h2>
+        <Passkeys passkeys={passkeys.map((p) => ({ id: p.id, name: p.name, createdAt: p.createdAt?.toISOString() ?? null }))} />
+      </section>
+      <section aria-labelledby="account-sessions" className={card}>
+        <h2 id="account-sessions" className="text-base font-semibold">
+          Signed in on
+        </h2>
+        <ul className="divide-y divide-zinc-200 dark:divide-zinc-800">
+          {sessions.map((session) => (
+            <li key={session.id} className="flex flex-wrap items-center justify-between gap-2 py-2 text-sm">
+              <span>
+                <span className="font-medium">{describeBrowser(session.userAgent)}</span>
+                <span className="text-zinc-500"> · since {formatTimestamp(session.createdAt.toISOString())}</span>
+                {session.id === sessionId ? <span className="ml-2 rounded bg-brand-50 px-1.5 py-0.5 text-xs font-medium text-brand-700 dark:bg-brand-700/20 dark:text-brand-400">This browser</span> : null}
+              </span>
+              <form action={signOutSession}>
+                <input type="hidden" name="sessionId" value={session.id} />
+                <button type="submit" className={linkButton}>
+                  Sign out
+                </button>
+              </form>
+            </li>
+          ))}
+        </ul>
+        <form action={signOutEverywhere}>
+          <button type="submit" className={linkButton}>
+            Sign out everywhere
+          </button>
+        </form>
+      </section>
+      <section aria-labelledby="account-delete" className={card}>
+        <h2 id="account-delete" className="text-base font-semibold">
+          Delete account
+        </h2>
+        <DeleteAccount email={email} />
+      </section>
+    </main>
+  );
+}
+
+/** "Chrome on Linux" from a User-Agent; the raw string is never shown. */
+function describeBrowser(userAgent: string | null): string {
+  if (!userAgent) return "A browser";
+  const browser = /Edg\//.test(userAgent) ? "Edge" : /Firefox\//.test(userAgent) ? "Firefox" : /Chrom(e|ium)\//.test(userAgent) ? "Chrome" : /Safari\//.test(userAgent) ? "Safari" : "A browser";
+  const system = /Android/.test(userAgent) ? "Android" : /iPhone|iPad/.test(userAgent) ? "iOS" : /Mac OS X/.test(userAgent) ? "macOS" : /Windows/.test(userAgent) ? "Windows" : /Linux/.test(userAgent) ? "Linux" : null;
+  return system ? `${browser} on ${system}` : browser;
+}

@@ -1,0 +1,23 @@
+"use server";
+// The claim prompt's answer. The guest is the one of this browser's signed
+// cookie (getViewer), the account the one signed in: nothing comes from the form.
+import { redirect } from "next/navigation";
+import { AppError } from "@/lib/errors";
+import { claimGuest } from "@/lib/viewer/claim-guest";
+import { getViewer } from "@/lib/viewer/get-viewer";
+
+export type ClaimState = { status: "idle" } | { status: "error"; message: string };
+
+export async function keepGuestWork(): Promise<ClaimState> {
+  const viewer = await getViewer();
+  if (!viewer?.account) redirect("/sign-in");
+  if (!viewer.guestId) redirect("/");
+  try {
+    const { generations } = await claimGuest({ guestId: viewer.guestId, userId: viewer.account.userId });
+    console.log(`[framehook] ${viewer.id} kept ${generations} generations made as a guest`);
+  } catch (error) {
+    if (error instanceof AppError) return { status: "error", message: error.message };
+    throw error;
+  }
+  redirect("/?kept=1");
+}

@@ -1,0 +1,67 @@
+// Accounts: Better Auth, with its sessions in the kit's own database (its
+// Prisma adapter, the tables in prisma/models.prisma), so that every instance
+// and every serverless function agrees on who is signed in, and "sign out
+// everywhere" takes effect at once. Sign-in methods: an email link, passkeys
+// registered after the first sign-in, and GitHub/Google when their keys are in
+// the environment. The rest of the app never reads this module's sessions:
+// lib/viewer/get-viewer.ts turns them into a Viewer.
+import "server-only";
+import { createHmac } from "node:crypto";
+import { passkey } from "@better-auth/passkey";
+import { betterAuth } from "better-auth";
+import { prismaAdapter } from "better-auth/adapters/prisma";
+import { nextCookies } from "better-auth/next-js";
+import { magicLink } from "better-auth/plugins";
+import { brand } from "@/lib/brand";
+import { databaseEngine } from "@/lib/database/engine";
+import { prisma } from "@/lib/db";
+import { env } from "@/lib/env";
+import { sendSignInEmail } from "./mail";
+
+/** How long an emailed link works. */
+export const SIGN_IN_LINK_MINUTES = 15;
+/** A session lasts this long, renewed once a day while used. */
+const SESSION_DAYS = 30;
+
+export const auth = betterAuth({
+  appName: brand.name,
+  baseURL: env.PUBLIC_BASE_URL,
+  basePath: "/api/auth",
+  secret: authSecret(),
+  database: prismaAdapter(prisma, { provider: databaseEngine(env.DATABASE_URL) === "postgres" ? "postgresql" : "sqlite" }),
+  session: { expiresIn: SESSION_DAYS * 24 * 60 * 60, updateAge: 24 * 60 * 60 },
+  // The email-link request goes through the sign-in page's server action, which limits it per address and per
+  // email in the database (every instance counts); the HTTP endpoint is off so that nothing skips those limits.
+  disabledPaths: ["/sign-in/magic-link"],
+  socialProviders: socialProviders(),
+  advanced: { useSecureCookies: env.NODE_ENV === "production" && env.PUBLIC_BASE_URL.startsWith("https:") },
+  plugins: [
+    magicLink({
+      expiresIn: SIGN_IN_LINK_MINUTES * 60,
+      // Only a hash of the token is stored: a copy of the database cannot sign anyone in.
+      storeToken: "hashed",
+      // Better Auth's own limit counts in one instance's memory; sending is limited in the database by the sign-in
+      // action, and a link's 32-character token cannot be guessed, so its verify limit is only a flood guard.
+      rateLimit: { window: 60, max: 100 },
+      sendMagicLink: ({ email, url }) => sendSignInEmail({ to: email, url }),
+    }),
+    passkey({ rpID: new URL(env.PUBLIC_BASE_URL).hostname, rpName: brand.name, origin: new URL(env.PUBLIC_BASE_URL).origin }),
+    // Server actions that sign in or out set Better Auth's cookies through next/headers.
+    nextCookies(),
+  ],
+});
+
+/** AUTH_SECRET, or else a key derived from WEBHOOK_SECRET (as the visitor cookie's is): no new secret to configure. */
+function authSecret(): string {
+  return env.AUTH_SECRET ?? createHmac("sha256", env.WEBHOOK_SECRET).update("framehook auth v1").digest("base64url");
+}
+
+/** GitHub and Google sign-in switch on when both of their keys are set (docs/accounts.md). */
+function socialProviders() {
+  return {
+    ...(env.GITHUB_CLIENT_ID && env.GITHUB_CLIENT_SECRET ? { github: { clientId: env.GITHUB_CLIENT_ID, clientSecret: env.GITHUB_CLIENT_SECRET } } : {}),
+    ...(env.GOOGLE_CLIENT_ID && env.GOOGLE_CLIENT_SECRET ? { google: { clientId: env.GOOGLE_CLIENT_ID, clientSecret: env.GOOGLE_CLIENT_SECRET } } : {}),
+  };
+}
+
+export const enabledSocialProviders = (): ("github" | "google")[] => Object.keys(socialProviders()) as ("github" | "google")[];

@@ -1,0 +1,54 @@
+// Where sign-in emails go. With SMTP_URL, through that server (any provider's
+// SMTP endpoint). Without it, in development only, into the development
+// mailbox (/dev/mailbox, rows in the DevMail table) and the terminal, so that
+// `npm run dev` signs people in with zero configuration. In production without
+// SMTP_URL, email sign-in is off and the doctor says so.
+import "server-only";
+import { randomUUID } from "node:crypto";
+import { brand } from "@/lib/brand";
+import { prisma } from "@/lib/db";
+import { env } from "@/lib/env";
+
+export type SignInEmail = { to: string; url: string };
+
+/** True where email links can be delivered: a transport is configured, or the development mailbox stands in. */
+export const emailSignInEnabled = () => Boolean(env.SMTP_URL) || devMailboxEnabled();
+
+/** The development mailbox: never in production, never when a real transport is set. */
+export const devMailboxEnabled = () => env.NODE_ENV !== "production" && !env.SMTP_URL;
+
+export function signInMessage({ to, url }: SignInEmail) {
+  const subject = `Sign in to ${brand.name}`;
+  const text = [
+    `Open this link to sign in to ${brand.name}:`,
+    "",
+    url,
+    "",
+    "It works once, within 15 minutes. If you did not ask for it, ignore this email: nobody can sign in without the link.",
+  ].join("\n");
+  return { from: env.MAIL_FROM, to, subject, text };
+}
+
+export async function sendSignInEmail(email: SignInEmail): Promise<void> {
+  const message = signInMessage(email);
+  if (env.SMTP_URL) {
+    const { createTransport } = await import("nodemailer");
+    await createTransport({ url: env.SMTP_URL, connectionTimeout: 10_000, greetingTimeout: 10_000 }).sendMail(message);
+    return;
+  }
+  if (!devMailboxEnabled()) throw new Error("Email sign-in is off: set SMTP_URL (docs/accounts.md)");
+  await prisma.devMail.create({ data: { id: randomUUID(), to: message.to, subject: message.subject, text: message.text, url: email.url } });
+  console.log(`[framehook] sign-in link for ${message.to} (development mailbox, /dev/mailbox): ${email.url}`);
+}
+
+/** Checks SMTP_URL's server answers and accepts our credentials, sending nothing (npm run doctor). */
+export async function verifyMailTransport(): Promise<void> {
+  if (!env.SMTP_URL) throw new Error("SMTP_URL is not set");
+  const { createTransport } = await import("nodemailer");
+  const transport = createTransport({ url: env.SMTP_URL, connectionTimeout: 5_000, greetingTimeout: 5_000 });
+  try {
+    await transport.verify();
+  } finally {
+    transport.close();
+  }
+}

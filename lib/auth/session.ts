@@ -1,0 +1,19 @@
+// The signed-in account of a request, if any: Better Auth's session cookie,
+// checked against the session table. A request without that cookie (every
+// guest) costs no read and never loads Better Auth.
+import "server-only";
+
+export type AccountSession = { userId: string; email: string; name: string; sessionId: string };
+
+/** Better Auth's session cookie, with or without the __Secure- prefix it takes over https. */
+const SESSION_COOKIE = /(?:^|;\s*)(?:__Secure-)?better-auth\.session_token=/;
+
+export const hasSessionCookie = (cookieHeader: string | null) => cookieHeader !== null && SESSION_COOKIE.test(cookieHeader);
+
+export async function readAccountSession(headers: Headers): Promise<AccountSession | null> {
+  if (!hasSessionCookie(headers.get("cookie"))) return null;
+  const { auth } = await import("./auth");
+  const found = await auth.api.getSession({ headers, query: { disableRefresh: true } });
+  if (!found) return null;
+  return { userId: found.user.id, email: found.user.email, name: found.user.name, sessionId: found.session.id };
+}

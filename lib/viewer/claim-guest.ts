@@ -1,0 +1,75 @@
+// The guest → account claim: after any sign-in, what the browser's guest (the
+// visitor cookie's id) made moves to the account, if the person says yes.
+// One transaction: the claim's row first (keyed by the guest, so a guest
+// belongs to one account only, ever, whatever runs at the same time), then
+// the guest's generations (their spend moves with them: caps sum generation
+// rows), uploads, upload reservations and idempotency keys. A second run
+// finds its own row and moves only what the guest made since (nothing,
+// normally: signing out starts a fresh guest). The guest's id comes from the
+// signed cookie only, never from a request body.
+import "server-only";
+import { prisma } from "@/lib/db";
+import { AppError } from "@/lib/errors";
+import { announceGenerationChange } from "@/lib/generations/store";
+
+export type GuestHoldings = { generations: number; uploads: number };
+export type ClaimResult = GuestHoldings & { alreadyClaimed: boolean };
+
+/** The owner id an account's rows carry (lib/viewer/get-viewer.ts). */
+export const accountOwnerId = (userId: string) => `user:${userId}`;
+
+/** What the prompt counts: the videos the guest's gallery shows, and the uploads they kept. */
+export async function guestHoldings(guestId: string): Promise<GuestHoldings> {
+  const [generations, uploads] = await Promise.all([
+    prisma.generation.count({ where: { ownerId: guestId, deletedAt: null } }),
+    prisma.upload.count({ where: { ownerId: guestId } }),
+  ]);
+  return { generations, uploads };
+}
+
+/** Who a guest was claimed by, or null. */
+export async function guestClaimedBy(guestId: string): Promise<string | null> {
+  return (await prisma.guestClaim.findUnique({ where: { guestId }, select: { userId: true } }))?.userId ?? null;
+}
+
+/** Announced one by one (each a card on the account's other devices); past this many, their safety-net poll catches up. */
+const ANNOUNCED_MOVES = 100;
+
+export async function claimGuest({ guestId, userId }: { guestId: string; userId: string }): Promise<ClaimResult> {
+  const owner = accountOwnerId(userId);
+  if (guestId.startsWith("user:")) throw new AppError("invalid_input", "Only a guest can be claimed.");
+  const result = await prisma.$transaction(async (tx) => {
+    // The claim's row first: of two accounts claiming one guest at once, the second waits here and then finds it taken.
+    await tx.$executeRaw`INSERT INTO "GuestClaim" ("guestId", "userId", "claimedAt", "generations", "uploads")
+      VALUES (${guestId}, ${userId}, ${new Date()}, 0, 0) ON CONFLICT ("guestId") DO NOTHING`;
+    const claim = await tx.guestClaim.findUniqueOrThrow({ where: { guestId } });
+    if (claim.userId !== userId) throw new AppError("conflict", "What this browser made already belongs to another account.");
+    const alreadyClaimed = claim.generations > 0 || claim.uploads > 0;
+
+    // Idempotency keys are "<owner>:<key>": re-prefixed, except one the account already used (its own row keeps it).
+    const guestPrefix = `${guestId}:`;
+    const start = guestPrefix.length + 1;
+    await tx.$executeRaw`UPDATE "Generation" SET "idempotencyKey" = NULL
+      WHERE "ownerId" = ${guestId} AND "idempotencyKey" IS NOT NULL
+        AND (${owner} || ':' || substr("idempotencyKey", ${start})) IN (SELECT "idempotencyKey" FROM "Generation" WHERE "ownerId" = ${owner} AND "idempotencyKey" IS NOT NULL)`;
+    await tx.$executeRaw`UPDATE "Generation" SET "idempotencyKey" = ${owner} || ':' || substr("idempotencyKey", ${start})
+      WHERE "ownerId" = ${guestId} AND "idempotencyKey" IS NOT NULL`;
+
+    const moved = await tx.generation.findMany({
+      where: { ownerId: guestId },
+      select: { id: true },
+      orderBy: { createdAt: "desc" },
+      take: ANNOUNCED_MOVES,
+    });
+    const generations = (await tx.generation.updateMany({ where: { ownerId: guestId }, data: { ownerId: owner } })).count;
+    const uploads = (await tx.upload.updateMany({ where: { ownerId: guestId }, data: { ownerId: owner } })).count;
+    await tx.uploadReservation.updateMany({ where: { ownerId: guestId }, data: { ownerId: owner } });
+    if (generations || uploads) {
+      await tx.guestClaim.update({ where: { guestId }, data: { generations: { increment: generations }, uploads: { increment: uploads } } });
+    }
+    return { generations, uploads, alreadyClaimed, announce: moved.map((g) => g.id) };
+  });
+  // After the commit: the account's open tabs on other devices get the cards.
+  for (const id of result.announce) await announceGenerationChange({ id });
+  return { generations: result.generations, uploads: result.uploads, alreadyClaimed: result.alreadyClaimed };
+}
