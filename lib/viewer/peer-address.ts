@@ -2,7 +2,7 @@
 // X-Forwarded-For only when the client sent none, so under `next start` a
 // client could name any address it liked. Before Next reads a request, this
 // appends the socket's address to the chain (as a proxy would) and marks the
-// request with a per-process secret, so lib/rate-limit.ts knows the chain's
+// request with a per-process secret, so lib/rate-limit/index.ts knows the chain's
 // last entry is real. Installed by instrumentation.ts.
 import { randomBytes } from "node:crypto";
 import http, { type IncomingMessage } from "node:http";
