@@ -110,9 +110,7 @@ export function sessionOf(store: PaymentStore, event: { data: { object: unknown 
   const object = event.data.object as { object?: string; id?: string; payment_intent?: string | null; latest_charge?: string | null };
   if (object.object === "checkout.session") return object.id ?? null;
   const intent = object.object === "payment_intent" ? object.id : object.payment_intent;
-  if (!intent) return null;
-  for (const session of store.sessions.values()) if (session.payment_intent === intent) return session.id;
-  return null;
+  return intent ? (store.intentSessions.get(intent) ?? null) : null;
 }
 
 const ok = (body: unknown): Reply => ({ status: 200, body });

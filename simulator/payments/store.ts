@@ -102,6 +102,8 @@ export class PaymentStore {
   readonly charges = new Map<string, Charge>();
   readonly refunds = new Map<string, Refund>();
   readonly events: StripeEvent[] = [];
+  /** Which session each PaymentIntent was made for (a declined attempt's too, which the session does not name). */
+  readonly intentSessions = new Map<string, string>();
 
   constructor(
     private readonly publicUrl: () => string,
@@ -244,6 +246,7 @@ export class PaymentStore {
     this.intents.clear();
     this.charges.clear();
     this.refunds.clear();
+    this.intentSessions.clear();
     this.events.length = 0;
   }
 
@@ -267,6 +270,7 @@ export class PaymentStore {
       status,
     };
     this.intents.set(intent.id, intent);
+    this.intentSessions.set(intent.id, session.id);
     return intent;
   }
 
