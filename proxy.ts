@@ -8,7 +8,7 @@ import { accessGateHeaders, passesAccessGate } from "@/lib/viewer/access-gate";
 import { viewerCookieOptions, viewerSecret } from "@/lib/viewer/get-viewer";
 import { ensureViewerCookie, VIEWER_COOKIE } from "@/lib/viewer/viewer-cookie";
 
-const OPEN_PATHS = new Set(["/api/webhooks/gateway", "/api/health", "/api/ping", "/api/cron/reconcile"]);
+const OPEN_PATHS = new Set(["/api/webhooks/gateway", "/api/webhooks/stripe", "/api/health", "/api/ping", "/api/cron/reconcile"]);
 
 export function proxy(request: NextRequest) {
   if (OPEN_PATHS.has(request.nextUrl.pathname)) return NextResponse.next();
@@ -35,10 +35,12 @@ function withViewerCookie(request: NextRequest) {
 // gateway's callback skips it too: Next buffers the body of every request this
 // proxy sees before any route runs, and logs the URL (the callback's token)
 // when that body is large; the route reads its body itself, within its limit.
+// So does Stripe's webhook, which carries no cookie or password: its signature
+// is its credential, checked over the raw body by the route.
 // Uploads skip it for the same reason (a file streams to storage, never
 // buffered whole): the access gate is applied to POST /api/uploads before its
 // body is read (lib/http/body-guard.ts), and again by the route itself. The
 // gateway's input links (/api/inputs/…) carry their own signature.
 export const config = {
-  matcher: ["/((?!_next/static|_next/image|favicon\\.ico$|apple-touch-icon\\.png$|manifest\\.webmanifest$|brand/|api/webhooks/gateway$|api/uploads$|api/inputs/).*)"],
+  matcher: ["/((?!_next/static|_next/image|favicon\\.ico$|apple-touch-icon\\.png$|manifest\\.webmanifest$|brand/|api/webhooks/gateway$|api/webhooks/stripe$|api/uploads$|api/inputs/).*)"],
 };

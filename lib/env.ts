@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { databaseFields, parseWith, resolveDatabaseSettings } from "./database/settings";
+import { paymentsFields, resolvePaymentsSettings } from "./payments/settings";
 import { MAKE_SECRET as MAKE_SECRET_COMMAND, PRODUCTION_SECRET_MIN_LENGTH } from "./doctor/secret-rules";
 
 const LOCAL_GATEWAY = "http://127.0.0.1:4010";
@@ -28,6 +29,8 @@ const schema = z
     PUBLIC_BASE_URL: optional(url).default("http://localhost:3000"),
     WEBHOOK_SECRET: optional(z.string().min(16, "must be at least 16 characters")),
     ...databaseFields,
+    // Buying credits: Stripe with STRIPE_SECRET_KEY, else the local payments simulator (lib/payments/settings.ts).
+    ...paymentsFields,
     // Live gallery: a stream ends itself before this (below a serverless host's maxDuration of 300 s) and the browser reconnects.
     EVENTS_STREAM_SECONDS: optional(z.coerce.number().int().min(5).max(280)).default(240),
     // Open event streams one instance serves at most; past it, browsers fall back to polling.
@@ -101,6 +104,11 @@ const schema = z
     SPEND_LIMIT_ADDRESS_CREDITS: optional(z.coerce.number().min(0)),
     // What every owner together may spend per window, on every instance; 0 turns it off.
     SPEND_LIMIT_TOTAL_CREDITS: optional(z.coerce.number().min(0)).default(0),
+    // The kit's credits (lib/credits, docs/credits.md): a generation costs its gateway cost × CREDITS_MARKUP
+    // ÷ CREDITS_CREDIT_VALUE_USD, rounded up to a whole credit; every new owner is given CREDITS_WELCOME_GRANT (0: none).
+    CREDITS_MARKUP: optional(z.coerce.number().min(0.01).max(1000)).default(1.5),
+    CREDITS_CREDIT_VALUE_USD: optional(z.coerce.number().min(0.000001).max(1000)).default(0.1),
+    CREDITS_WELCOME_GRANT: optional(z.coerce.number().int().min(0).max(1_000_000_000)).default(25),
     // Opens /admin (every owner's generations, spend, delivery log); unset, /admin is a 404.
     ADMIN_PASSWORD: optional(z.string().min(12, "must be at least 12 characters")),
     // Accounts (lib/auth, docs/accounts.md). Signed-in accounts whose verified email is listed here are admins.
@@ -169,6 +177,7 @@ const schema = z
       // Against the working directory, as path.resolve does; process.cwd() named here would make Next's build trace the whole project.
       MEDIA_LOCAL_DIR: path.resolve(raw.MEDIA_LOCAL_DIR),
       gatewayIsLocal,
+      payments: resolvePaymentsSettings(raw, { serving, issue: (name, message) => ctx.addIssue({ code: "custom", path: [name], message }) }),
     };
   });
 

@@ -1,10 +1,11 @@
 // What `npm run dev` and `npm start` share: migrate the database, then run the
-// app beside the gateway simulator (unless GATEWAY_BASE_URL points elsewhere),
-// and stop both together.
+// app beside the gateway simulator (unless GATEWAY_BASE_URL points elsewhere)
+// and the payments simulator (when it takes the payments, on this machine),
+// and stop them together.
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import "./load-env-files";
-import { env } from "../lib/env";
+import { env, isLoopback } from "../lib/env";
 import { migrateDatabase } from "../lib/database/migrations/migrate";
 import { ensurePrismaClientFor } from "../lib/database/migrations/prisma-client";
 
@@ -24,6 +25,23 @@ export async function runApp(nextArgs: string[]): Promise<void> {
     children.push(spawn(process.execPath, ["--import", "tsx", "simulator/main.ts"], { stdio: "inherit", env: { ...process.env, SIMULATOR_PORT: port } }));
   } else {
     console.log(`[framehook] using the gateway at ${new URL(env.GATEWAY_BASE_URL).origin}; the simulator is not started`);
+  }
+  const payments = env.payments;
+  if (payments.mode === "simulator" && isLoopback(payments.simulatorUrl)) {
+    // Stripe's stand-in sends its events to this app's webhook, signed with the secret the app checks.
+    children.push(
+      spawn(process.execPath, ["--import", "tsx", "simulator/payments/main.ts"], {
+        stdio: "inherit",
+        env: {
+          ...process.env,
+          PAYMENTS_SIMULATOR_PORT: new URL(payments.simulatorUrl).port || "80",
+          PAYMENTS_SIMULATOR_WEBHOOK_URL: `${env.PUBLIC_BASE_URL.replace(/\/$/, "")}/api/webhooks/stripe`,
+          PAYMENTS_SIMULATOR_WEBHOOK_SECRET: payments.webhookSecret ?? "",
+        },
+      }),
+    );
+  } else if (payments.mode === "off") {
+    console.log(`[framehook] buying credits is off: ${payments.reason} (docs/payments.md)`);
   }
   children.push(spawn(bin("next"), nextArgs, { stdio: "inherit", env: { NEXT_TELEMETRY_DISABLED: "1", ...process.env } }));
 
