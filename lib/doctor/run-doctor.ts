@@ -17,13 +17,13 @@ export async function runDoctor({ source = rawEnvironment(), cwd = process.cwd()
     const message = error instanceof Error ? error.message.replace(/\n/g, " ").replace(/\s+/g, " ") : String(error);
     results.push(fail("Configuration", message, "fix the variables it names (each is described in .env.example)"));
     results.push(checkSecrets(source));
-    for (const name of ["Database", "Gateway", "Callbacks", "Inputs", "Cron"]) results.push(skip(name, "not checked until the configuration is valid"));
+    for (const name of ["Database", "Gateway", "Callbacks", "Inputs", "Cron", "Payments"]) results.push(skip(name, "not checked until the configuration is valid"));
     return results;
   }
   const { env } = loaded;
   results.push(checkSecrets(source));
   // These import lib/env.ts themselves (the gateway client, the callback URL), so they load only once it has accepted the environment.
-  const [{ prisma }, { getCredits }, { checkGateway }, { checkCallbacks }, { checkInputs }, { toolchainVersion }, { checkMediaToolchain }] = await Promise.all([
+  const [{ prisma }, { getCredits }, { checkGateway }, { checkCallbacks }, { checkInputs }, { toolchainVersion }, { checkMediaToolchain }, { checkPayments }, { stripeClient }] = await Promise.all([
     import("@/lib/db"),
     import("@/lib/gateway/client"),
     import("./gateway"),
@@ -31,15 +31,18 @@ export async function runDoctor({ source = rawEnvironment(), cwd = process.cwd()
     import("./inputs"),
     import("@/lib/media/toolchain"),
     import("./media"),
+    import("./payments"),
+    import("@/lib/payments/stripe-client"),
   ]);
-  const [database, gateway, callbacks, inputs, media] = await Promise.all([
+  const [database, gateway, callbacks, inputs, media, payments] = await Promise.all([
     checkDatabase({ databaseUrl: env.DATABASE_URL, query: (sql) => prisma.$queryRawUnsafe(sql), cwd }),
     checkGateway({ baseUrl: env.GATEWAY_BASE_URL, gatewayIsLocal: env.gatewayIsLocal, getCredits }),
     checkCallbacks({ publicBaseUrl: env.PUBLIC_BASE_URL, gatewayIsLocal: env.gatewayIsLocal, source }),
     checkInputs({ publicBaseUrl: env.PUBLIC_BASE_URL, gatewayIsLocal: env.gatewayIsLocal, storageEnabled: env.MEDIA_STORAGE !== "none", source }),
     checkMediaToolchain({ storageEnabled: env.MEDIA_STORAGE !== "none", version: toolchainVersion }),
+    checkPayments({ settings: env.payments, publicBaseUrl: env.PUBLIC_BASE_URL, production: env.NODE_ENV === "production", stripe: stripeClient() }),
   ]);
-  results.push(database, gateway, callbacks, inputs, checkCron({ cronSecret: env.CRON_SECRET, gatewayIsLocal: env.gatewayIsLocal }), ...media);
+  results.push(database, gateway, callbacks, inputs, checkCron({ cronSecret: env.CRON_SECRET, gatewayIsLocal: env.gatewayIsLocal }), ...media, ...payments);
   return results;
 }
 
