@@ -130,14 +130,16 @@ test("NODE_ENV=production without CRON_SECRET: ✗ Secrets, with how to make one
 });
 
 describe("GET /api/health?verbose=1", () => {
-  test("with the cron's bearer token: the same checks, all passing", async () => {
+  test("with the cron's bearer token: the same checks, all passing (buying is off: production without a Stripe key)", async () => {
     const response = await app.fetch("/api/health?verbose=1", { headers: { Authorization: `Bearer ${CRON_SECRET}` } });
     expect(response.status).toBe(200);
-    const body = (await response.json()) as { ok: boolean; checks: { name: string; status: string }[] };
+    const body = (await response.json()) as { ok: boolean; checks: { name: string; status: string; detail: string }[] };
     expect(body.ok).toBe(true);
-    expect(body.checks.map((c) => [c.name, c.status])).toEqual(
-      ["Node.js", "Environment files", "Configuration", "Secrets", "Database", "Gateway", "Callbacks", "Inputs", "Cron", "Uploads", "Stills", "Use first/last frame"].map((name) => [name, "ok"]),
-    );
+    expect(body.checks.map((c) => [c.name, c.status])).toEqual([
+      ...["Node.js", "Environment files", "Configuration", "Secrets", "Database", "Gateway", "Callbacks", "Inputs", "Cron", "Uploads", "Stills", "Use first/last frame"].map((name) => [name, "ok"]),
+      ["Payments", "warn"],
+    ]);
+    expect(body.checks.find((c) => c.name === "Payments")?.detail).toBe("buying credits is off: STRIPE_SECRET_KEY is not set");
   });
 
   test.each([
