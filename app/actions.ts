@@ -14,7 +14,7 @@ import { UPLOAD_ID_PATTERN } from "@/lib/models/input-schema";
 import { hideGeneration } from "@/lib/generations/store";
 import { submitGeneration } from "@/lib/generations/submit";
 import { visitorKey } from "@/lib/rate-limit";
-import { getViewer, type Viewer } from "@/lib/viewer/get-viewer";
+import { assertMayCreate, getViewer, type Viewer } from "@/lib/viewer/get-viewer";
 
 export type SubmitState = {
   status: "idle" | "success" | "error";
@@ -83,6 +83,7 @@ export async function continueFromResultAction(id: unknown, take: unknown, targe
   const viewer = await getViewer();
   if (!viewer) return { status: "error", message: "Sign in to create videos." };
   try {
+    assertMayCreate(viewer);
     const result = await uploadFromResult({ generationId: parsed.data, take: what.data, ownerId: viewer.id, target: into.data });
     return { status: "success", message: into.data ? "Added from your gallery." : CONTINUED[what.data], ...result };
   } catch (error) {

@@ -7,6 +7,8 @@ export const ERROR_STATUS = {
   idempotency_key_reused: 422,
   bad_request: 400,
   unauthorized: 401,
+  /** REQUIRE_SIGN_IN: a guest tried to generate or upload. */
+  sign_in_required: 401,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,

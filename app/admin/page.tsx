@@ -1,5 +1,5 @@
 // Support's view: every owner's generations, spend per owner, and the
-// delivery log, for "I paid and got nothing". Off (404) without ADMIN_PASSWORD.
+// delivery log, for "I paid and got nothing". Off (404) without ADMIN_PASSWORD or ADMIN_EMAILS.
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { formatCredits, formatTimestamp } from "@/app/_components/format";
@@ -26,7 +26,15 @@ export default async function AdminPage({ searchParams }: { searchParams: Search
     return (
       <main id="main" className="mx-auto max-w-6xl space-y-4 px-4 py-6 sm:px-6">
         <h1 className="text-lg font-semibold">Admin</h1>
-        <AdminSignInForm />
+        {env.ADMIN_EMAILS.length ? (
+          <p className="text-sm">
+            <a href="/sign-in" className="font-medium text-brand-700 underline dark:text-brand-400">
+              Sign in
+            </a>{" "}
+            with an admin account{env.ADMIN_PASSWORD ? ", or enter the admin password." : "."}
+          </p>
+        ) : null}
+        {env.ADMIN_PASSWORD ? <AdminSignInForm /> : null}
       </main>
     );
   }

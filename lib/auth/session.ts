@@ -3,7 +3,7 @@
 // guest) costs no read and never loads Better Auth.
 import "server-only";
 
-export type AccountSession = { userId: string; email: string; name: string; sessionId: string };
+export type AccountSession = { userId: string; email: string; emailVerified: boolean; name: string; sessionId: string };
 
 /** Better Auth's session cookie, with or without the __Secure- prefix it takes over https. */
 const SESSION_COOKIE = /(?:^|;\s*)(?:__Secure-)?better-auth\.session_token=/;
@@ -15,5 +15,5 @@ export async function readAccountSession(headers: Headers): Promise<AccountSessi
   const { auth } = await import("./auth");
   const found = await auth.api.getSession({ headers, query: { disableRefresh: true } });
   if (!found) return null;
-  return { userId: found.user.id, email: found.user.email, name: found.user.name, sessionId: found.session.id };
+  return { userId: found.user.id, email: found.user.email, emailVerified: found.user.emailVerified, name: found.user.name, sessionId: found.session.id };
 }

@@ -1,5 +1,5 @@
-// The spending caps, per SPEND_LIMIT_WINDOW: per owner (SPEND_LIMIT_CREDITS),
-// per client address for anonymous visitors (SPEND_LIMIT_ADDRESS_CREDITS: a
+// The spending caps, per SPEND_LIMIT_WINDOW: per owner (SPEND_LIMIT_CREDITS for
+// accounts, SPEND_LIMIT_GUEST_CREDITS for guests), per client address for anonymous visitors (SPEND_LIMIT_ADDRESS_CREDITS: a
 // visitor who drops their cookie is a new owner, never a new address), and
 // for everyone together (SPEND_LIMIT_TOTAL_CREDITS). What counts is the
 // estimate of everything in flight plus what succeeded in the current window,
@@ -81,12 +81,16 @@ async function usedCredits(db: Reader, scope: Prisma.GenerationWhereInput, since
   return Math.round(total * 10_000) / 10_000;
 }
 
-/** The owner's spend against the cap, or null when there is no cap. */
-export async function getSpend({ ownerId, now = Date.now() }: { ownerId: string; now?: number }): Promise<Spend | null> {
-  if (env.SPEND_LIMIT_CREDITS <= 0) return null;
+/** An owner's own cap: a signed-in account's, or a guest's (which an operator may set lower); 0 is none. */
+export const ownerSpendLimit = ({ signedIn }: { signedIn: boolean }) => (signedIn ? env.SPEND_LIMIT_CREDITS : env.SPEND_LIMIT_GUEST_CREDITS);
+
+/** The owner's spend against their cap, or null when there is no cap. */
+export async function getSpend({ ownerId, signedIn, now = Date.now() }: { ownerId: string; signedIn: boolean; now?: number }): Promise<Spend | null> {
+  const limit = ownerSpendLimit({ signedIn });
+  if (limit <= 0) return null;
   const { start, end } = spendWindowBounds(env.SPEND_LIMIT_WINDOW, now);
   const used = await usedCredits(prisma, { ownerId }, start);
-  return { used, limit: env.SPEND_LIMIT_CREDITS, window: env.SPEND_LIMIT_WINDOW, resetsAt: end.toISOString() };
+  return { used, limit, window: env.SPEND_LIMIT_WINDOW, resetsAt: end.toISOString() };
 }
 
 /** One cap: the lock row that queues its submits, the rows it sums, its limit, and what a refusal says. */
@@ -107,7 +111,8 @@ function capsFor({ ownerId, clientKey }: { ownerId: string; clientKey?: string |
   if (clientKey && perAddress > 0) {
     caps.push({ lock: `address:${clientKey}`, scope: { clientKey }, limit: perAddress, refuse: (used, end) => addressLimitError(used, perAddress, end) });
   }
-  const perOwner = env.SPEND_LIMIT_CREDITS;
+  // Only anonymous submissions carry a client key (lib/generations/submit.ts): they are a guest's.
+  const perOwner = ownerSpendLimit({ signedIn: !clientKey });
   if (perOwner > 0) {
     caps.push({ lock: `owner:${ownerId}`, scope: { ownerId }, limit: perOwner, refuse: (used, end) => ownerLimitError(used, perOwner, end) });
   }

@@ -10,7 +10,7 @@ import { GatewayError, submitTask } from "@/lib/gateway/client";
 import { parseGenerationRequest } from "@/lib/models/input-schema";
 import { hitRateLimit } from "@/lib/rate-limit";
 import { estimateCredits } from "@/lib/generations/spend-limit";
-import type { Viewer } from "@/lib/viewer/get-viewer";
+import { assertMayCreate, type Viewer } from "@/lib/viewer/get-viewer";
 import { UploadsGoneError } from "@/lib/uploads/upload-store";
 import { callbacksReachable, callbackUrlFor } from "./callback-url";
 import { toGeneration, type Generation } from "./generation";
@@ -39,6 +39,7 @@ export async function submitGeneration({
   /** Whom the generation will belong to; idempotency keys are scoped to them. */
   viewer: Viewer;
 }): Promise<SubmitResult> {
+  assertMayCreate(viewer);
   const ownerId = viewer.id;
   const parsed = parseGenerationRequest(body);
   if (!parsed.ok) throw new AppError("invalid_input", "Check the highlighted fields.", parsed.fieldErrors);

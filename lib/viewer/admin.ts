@@ -1,13 +1,13 @@
-// Who may open /admin. By default whoever knows ADMIN_PASSWORD, remembered
+// Who may open /admin: a signed-in account whose verified email is listed in
+// ADMIN_EMAILS (the admin role), or whoever knows ADMIN_PASSWORD, remembered
 // for a few hours by a signed HttpOnly cookie scoped to /admin; failed
-// attempts are limited per client address. A fork with roles replaces
-// isAdmin() with its own check, e.g. with Auth.js:
-//   return (await auth())?.user?.role === "admin";
+// password attempts are limited per client address. A fork with roles of its
+// own replaces isAdmin() with its check.
 import "server-only";
 import { createHmac } from "node:crypto";
 import { env } from "@/lib/env";
 import { addressKey, clearRateLimit, hitRateLimit } from "@/lib/rate-limit";
-import { cookiesAreSecure } from "./get-viewer";
+import { cookiesAreSecure, getViewer } from "./get-viewer";
 import { safeEqual } from "./safe-equal";
 
 export const ADMIN_COOKIE = "framehook_admin";
@@ -19,10 +19,15 @@ const SIGN_IN_WINDOW_SECONDS = 15 * 60;
 const FAILURE_DELAY_MS = 1_000;
 const WRONG_PASSWORD = "That is not the admin password.";
 
-/** False when /admin is off (no ADMIN_PASSWORD): the page is then a 404. */
-export const adminEnabled = () => env.ADMIN_PASSWORD !== undefined;
+/** False when /admin is off (neither ADMIN_PASSWORD nor ADMIN_EMAILS): the page is then a 404. */
+export const adminEnabled = () => env.ADMIN_PASSWORD !== undefined || env.ADMIN_EMAILS.length > 0;
+
+/** An account with the admin role: its email verified (an email link proves it) and listed in ADMIN_EMAILS. */
+export const hasAdminRole = (account: { email: string; emailVerified: boolean } | undefined) =>
+  Boolean(account?.emailVerified && env.ADMIN_EMAILS.includes(account.email.toLowerCase()));
 
 export async function isAdmin(): Promise<boolean> {
+  if (env.ADMIN_EMAILS.length && hasAdminRole((await getViewer())?.account)) return true;
   if (!env.ADMIN_PASSWORD) return false;
   const { cookies } = await import("next/headers");
   return verifyAdminSession((await cookies()).get(ADMIN_COOKIE)?.value, env.ADMIN_PASSWORD);

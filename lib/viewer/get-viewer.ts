@@ -7,6 +7,7 @@
 import "server-only";
 import { readAccountSession, type AccountSession } from "@/lib/auth/session";
 import { env } from "@/lib/env";
+import { AppError } from "@/lib/errors";
 import { readCookie, VIEWER_COOKIE, VIEWER_MAX_AGE_SECONDS, verifyViewerCookie } from "./viewer-cookie";
 
 export type Viewer = {
@@ -70,3 +71,8 @@ export const viewerCookieOptions = () =>
 
 /** Secure wherever the app is served over https; `npm start` on http://localhost must still work. */
 export const cookiesAreSecure = () => env.NODE_ENV === "production" && env.PUBLIC_BASE_URL.startsWith("https:");
+
+/** With REQUIRE_SIGN_IN, guests may look but not spend: generating and uploading need an account. */
+export function assertMayCreate(viewer: Viewer): void {
+  if (env.REQUIRE_SIGN_IN && !viewer.signedIn) throw new AppError("sign_in_required", "Sign in to create videos (/sign-in).");
+}

@@ -9,6 +9,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { afterAll, describe, expect, test } from "vitest";
 import { startApp, waitFor } from "../support/app";
+import { browserFor, signInByEmail, type Browser } from "../support/accounts";
 import { startMailSink } from "../support/mail-sink";
 import { callAction } from "../support/server-actions";
 import { uniqueMarker } from "../support/simulator-control";
@@ -17,7 +18,6 @@ const sink = await startMailSink();
 const app = await startApp({ env: { SMTP_URL: sink.url, SUBMIT_RATE_LIMIT: "0", UPLOAD_RATE_LIMIT: "0" } });
 const { prisma } = await import("@/lib/db");
 const { env } = await import("@/lib/env");
-const { auth } = await import("@/lib/auth/auth");
 const { claimGuest } = await import("@/lib/viewer/claim-guest");
 const { deleteAccount } = await import("@/lib/viewer/delete-account");
 
@@ -26,46 +26,8 @@ afterAll(async () => {
   await sink.close();
 });
 
-/** A browser's cookie jar over fetch: every cookie the app sets, sent back; redirects left to the caller. */
-function browser() {
-  const jar = new Map<string, string>();
-  const request = async (url: string, init: RequestInit & { json?: unknown } = {}) => {
-    const { json, ...rest } = init;
-    const response = await fetch(new URL(url, app.baseUrl), {
-      redirect: "manual",
-      ...rest,
-      headers: {
-        ...(json === undefined ? {} : { "Content-Type": "application/json" }),
-        ...(jar.size ? { Cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; ") } : {}),
-        ...rest.headers,
-      },
-      body: json === undefined ? rest.body : JSON.stringify(json),
-    });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair, ...attributes] = line.split(";");
-      const name = pair!.slice(0, pair!.indexOf("="));
-      const value = pair!.slice(pair!.indexOf("=") + 1);
-      const expired = attributes.some((a) => /max-age=0\b/i.test(a.trim()) || /expires=Thu, 01 Jan 1970/i.test(a.trim()));
-      if (expired || value === "") jar.delete(name);
-      else jar.set(name, value);
-    }
-    return response;
-  };
-  const guestId = () => jar.get("framehook_viewer")?.split(".")[0];
-  return Object.assign(request, { jar, guestId });
-}
-type Browser = ReturnType<typeof browser>;
-
-async function signIn(b: Browser, email: string) {
-  const before = sink.received.length;
-  await auth.api.signInMagicLink({ body: { email, callbackURL: "/welcome" }, headers: new Headers() });
-  const mail = await sink.nextTo(email, { after: before });
-  expect(mail.url, "the email carries the link").toBeTruthy();
-  const landed = await b(mail.url!);
-  expect(landed.status).toBe(302);
-  expect(new URL(landed.headers.get("location")!, app.baseUrl).pathname).toBe("/welcome");
-  return (await prisma.user.findUniqueOrThrow({ where: { email } })).id;
-}
+const browser = () => browserFor(app.baseUrl);
+const signIn = (b: Browser, address: string) => signInByEmail({ app, sink, browser: b, email: address });
 
 async function submit(b: Browser, prompt: string, key?: string) {
   const response = await b("/api/generations", {

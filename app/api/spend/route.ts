@@ -3,5 +3,5 @@ import { getSpend } from "@/lib/generations/spend-limit";
 import { withViewer } from "@/lib/viewer/with-viewer";
 
 export const GET = withViewer(async (_request, _context, viewer) =>
-  Response.json({ spend: await getSpend({ ownerId: viewer.id }) }, { headers: { "Cache-Control": "private, no-store" } }),
+  Response.json({ spend: await getSpend({ ownerId: viewer.id, signedIn: Boolean(viewer.signedIn) }) }, { headers: { "Cache-Control": "private, no-store" } }),
 );

@@ -11,12 +11,14 @@ import { AppError, errorResponse } from "@/lib/errors";
 import { discardRest, receiveUpload } from "@/lib/uploads/receive-upload";
 import { hitUploadRateLimit, uploadClientOf } from "@/lib/uploads/upload-quota";
 import { accessGateHeaders, passesAccessGate } from "@/lib/viewer/access-gate";
+import { assertMayCreate } from "@/lib/viewer/get-viewer";
 import { withViewer } from "@/lib/viewer/with-viewer";
 
 const receive = withViewer(async (request, _context, viewer) => {
   const body = request.body ? Readable.fromWeb(request.body as NodeReadableStream) : Readable.from([]);
   try {
     if (!passesAccessGate(request.headers.get("authorization"))) throw new AppError("unauthorized", "Authentication required.", undefined, accessGateHeaders());
+    assertMayCreate(viewer);
     const client = uploadClientOf(request.headers, viewer);
     await hitUploadRateLimit({ client });
     const query = new URL(request.url).searchParams;

@@ -7,6 +7,7 @@ import { AppError } from "@/lib/errors";
 import { readJson } from "@/lib/http";
 import { startUpload } from "@/lib/uploads/direct-upload";
 import { uploadClientOf } from "@/lib/uploads/upload-quota";
+import { assertMayCreate } from "@/lib/viewer/get-viewer";
 import { withViewer } from "@/lib/viewer/with-viewer";
 
 const body = z.object({
@@ -16,6 +17,7 @@ const body = z.object({
 });
 
 export const POST = withViewer(async (request, _context, viewer) => {
+  assertMayCreate(viewer);
   const parsed = body.safeParse(await readJson(request));
   if (!parsed.success) throw new AppError("invalid_input", "Send {model, field} and optionally the file's size in bytes.", z.flattenError(parsed.error).fieldErrors as Record<string, string[]>);
   const { model, field, size } = parsed.data;
