@@ -9,6 +9,8 @@ import { defineConfig, devices } from "@playwright/test";
 const POSTGRES = process.env.TEST_DATABASE === "postgres";
 export const APP_PORT = Number(process.env.E2E_APP_PORT ?? (POSTGRES ? 3150 : 3100));
 export const SIMULATOR_URL = `http://127.0.0.1:${process.env.E2E_SIMULATOR_PORT ?? (POSTGRES ? 4150 : 4110)}`;
+// The payments simulator (Stripe's stand-in), which npm start runs when PAYMENTS_SIMULATOR_URL names a local one.
+export const PAYMENTS_SIMULATOR_URL = `http://127.0.0.1:${process.env.E2E_PAYMENTS_SIMULATOR_PORT ?? (POSTGRES ? 4151 : 4111)}`;
 export const E2E_DATABASE_URL = POSTGRES
   ? `postgresql://postgres@127.0.0.1:${process.env.E2E_POSTGRES_PORT ?? APP_PORT + 2000}/framehook_e2e`
   : `file:./data/e2e-${APP_PORT}.db`;
@@ -23,6 +25,7 @@ export const E2E_WEBHOOK_SECRET = "fh-e2e-webhook-secret-Kp3sH6dYb1Rf5Ju0";
 export const E2E_ADMIN_PASSWORD = "fh-e2e-admin-password-Vt7Nq2";
 // `next start` is production: it refuses to start without both secrets (32+ characters).
 export const E2E_CRON_SECRET = "fh-e2e-cron-secret-Vb7nQ2xLm4Zr8Tk1Wd6";
+export const E2E_STRIPE_WEBHOOK_SECRET = "whsec_fh_e2e_Qd4Wn7Zs1Lp9Tx3Hc6";
 
 // Playwright never downloads a browser here: it drives the system Chromium.
 const SYSTEM_CHROMIUM = "/usr/bin/chromium";
@@ -55,6 +58,8 @@ export const E2E_APP_ENV: Record<string, string> = {
   SIMULATOR_API_KEY: E2E_GATEWAY_API_KEY,
   WEBHOOK_SECRET: E2E_WEBHOOK_SECRET,
   CRON_SECRET: E2E_CRON_SECRET,
+  PAYMENTS_SIMULATOR_URL,
+  STRIPE_WEBHOOK_SECRET: E2E_STRIPE_WEBHOOK_SECRET,
   // Every flow submits and uploads from 127.0.0.1; the limits have their own tests (upload-quotas).
   SUBMIT_RATE_LIMIT: "0",
   UPLOAD_RATE_LIMIT: "0",

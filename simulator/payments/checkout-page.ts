@@ -80,7 +80,7 @@ function formatAmount(amount: number, currency: string): string {
 }
 
 function page(status: number, title: string, body: string): Reply {
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style>
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,"><title>${escapeHtml(title)}</title><style>
 :root{color-scheme:light dark;font-family:ui-sans-serif,system-ui,sans-serif}
 body{margin:0;min-height:100vh;display:grid;place-items:start center;background:#f4f4f5;color:#18181b}
 main{margin:3rem 1rem;width:min(26rem,100%);background:#fff;border-radius:1rem;padding:1.5rem;box-shadow:0 1px 3px #0002}

@@ -13,7 +13,7 @@ export function BuyPackForm({ packId, packName, disabled }: { packId: string; pa
     <form action={action} className="space-y-2">
       <input type="hidden" name="packId" value={packId} />
       <BuyButton label={`Buy ${packName}`} disabled={disabled} />
-      <p role="status" aria-live="polite" className="min-h-5 text-sm font-medium text-red-700 dark:text-red-400">
+      <p role="status" aria-live="polite" className="text-sm font-medium text-red-700 dark:text-red-400">
         {state.status === "error" ? state.message : null}
       </p>
     </form>

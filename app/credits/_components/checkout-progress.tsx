@@ -2,10 +2,12 @@
 // What the success page says about a checkout. While the payment waits for
 // Stripe's webhook it re-reads the page (the server asks the ledger and
 // Stripe) on a short beat for a couple of minutes, then on a slow one, so the
-// new balance shows the moment the credit lands.
+// new balance shows the moment the credit lands, in the header too.
 import { useRouter } from "next/navigation";
 import { useEffect } from "react";
+import { mutate } from "swr";
 import type { CheckoutStatus } from "@/lib/payments/checkout-status";
+import { CREDITS_KEY } from "@/app/_components/client-data";
 import { formatCreditCount, Notice } from "./credits-ui";
 
 /** A card payment's webhook usually lands within seconds. */
@@ -17,6 +19,10 @@ const SLOW_MS = 30_000;
 export function CheckoutProgress({ status }: { status: CheckoutStatus }) {
   const router = useRouter();
   const waiting = status.state === "processing" || status.state === "awaiting_payment";
+  // The header's balance is the same figure: it moves with this page.
+  useEffect(() => {
+    if (status.state === "credited") void mutate(CREDITS_KEY);
+  }, [status.state]);
   useEffect(() => {
     if (!waiting) return;
     const started = Date.now();
