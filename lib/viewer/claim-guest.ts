@@ -3,17 +3,21 @@
 // One transaction: the claim's row first (keyed by the guest, so a guest
 // belongs to one account only, ever, whatever runs at the same time), then
 // the guest's generations (their spend moves with them: caps sum generation
-// rows), uploads, upload reservations and idempotency keys. A second run
+// rows), uploads, upload reservations, idempotency keys, and credits: every
+// ledger row (holds of videos still in flight settle on the account) and
+// purchase. An account is welcomed once: if it already had its welcome grant,
+// the guest's is taken back, at most what the guest had left. A second run
 // finds its own row and moves only what the guest made since (nothing,
 // normally: signing out starts a fresh guest). The guest's id comes from the
 // signed cookie only, never from a request body.
 import "server-only";
+import { appendEntry, ledgerKey, lockCredits, readCreditSummary } from "@/lib/credits/ledger";
 import { prisma } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { announceGenerationChange } from "@/lib/generations/store";
 
 export type GuestHoldings = { generations: number; uploads: number };
-export type ClaimResult = GuestHoldings & { alreadyClaimed: boolean };
+export type ClaimResult = GuestHoldings & { alreadyClaimed: boolean; credits: number };
 
 /** The owner id an account's rows carry (lib/viewer/get-viewer.ts). */
 export const accountOwnerId = (userId: string) => `user:${userId}`;
@@ -64,12 +68,42 @@ export async function claimGuest({ guestId, userId }: { guestId: string; userId:
     const generations = (await tx.generation.updateMany({ where: { ownerId: guestId }, data: { ownerId: owner } })).count;
     const uploads = (await tx.upload.updateMany({ where: { ownerId: guestId }, data: { ownerId: owner } })).count;
     await tx.uploadReservation.updateMany({ where: { ownerId: guestId }, data: { ownerId: owner } });
+    const credits = await moveCredits(tx, { guestId, owner });
     if (generations || uploads) {
       await tx.guestClaim.update({ where: { guestId }, data: { generations: { increment: generations }, uploads: { increment: uploads } } });
     }
-    return { generations, uploads, alreadyClaimed, announce: moved.map((g) => g.id) };
+    return { generations, uploads, credits, alreadyClaimed, announce: moved.map((g) => g.id) };
   });
   // After the commit: the account's open tabs on other devices get the cards.
   for (const id of result.announce) await announceGenerationChange({ id });
-  return { generations: result.generations, uploads: result.uploads, alreadyClaimed: result.alreadyClaimed };
+  return { generations: result.generations, uploads: result.uploads, credits: result.credits, alreadyClaimed: result.alreadyClaimed };
+}
+
+type Transaction = Parameters<Extract<Parameters<typeof prisma.$transaction>[0], (tx: never) => unknown>>[0];
+
+/** Moves the guest's ledger rows and purchases under both owners' credit locks; returns the credits the account gained. */
+async function moveCredits(tx: Transaction, { guestId, owner }: { guestId: string; owner: string }): Promise<number> {
+  // The guest's lock, then the account's: a hold takes one owner's lock only, so no two writers wait in a cycle.
+  await lockCredits(tx, guestId);
+  await lockCredits(tx, owner);
+  const [guest, account] = await Promise.all([readCreditSummary(tx, guestId), readCreditSummary(tx, owner)]);
+  const moved = (await tx.creditEntry.updateMany({ where: { ownerId: guestId }, data: { ownerId: owner } })).count;
+  await tx.purchase.updateMany({ where: { ownerId: guestId }, data: { ownerId: owner } });
+  if (!moved) return 0;
+  if (!(guest.welcomed && account.welcomed)) return guest.credits;
+  const welcome = await tx.creditEntry.aggregate({
+    where: { ownerId: owner, kind: "GRANT", idempotencyKey: ledgerKey.welcome(guestId) },
+    _sum: { amount: true },
+  });
+  const takeBack = Math.min(Number(welcome._sum.amount ?? 0), Math.max(0, guest.credits));
+  if (takeBack > 0) {
+    await appendEntry(tx, {
+      ownerId: owner,
+      kind: "ADJUSTMENT",
+      amount: -takeBack,
+      idempotencyKey: `claim:welcome:${guestId}`,
+      note: "the kept guest's welcome grant: an account is welcomed once",
+    });
+  }
+  return guest.credits - takeBack;
 }

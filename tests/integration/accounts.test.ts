@@ -19,6 +19,10 @@ const app = await startApp({ env: { SMTP_URL: sink.url, SUBMIT_RATE_LIMIT: "0", 
 const { prisma } = await import("@/lib/db");
 const { env } = await import("@/lib/env");
 const { claimGuest } = await import("@/lib/viewer/claim-guest");
+const { creditBalance, showCreditBalance } = await import("@/lib/credits/balance");
+const { creditPaidCheckout } = await import("@/lib/credits/purchases");
+const { CREDIT_PACKS } = await import("@/lib/credits/prices");
+const { welcomeGrantCredits } = await import("@/lib/credits/pricing");
 const { deleteAccount } = await import("@/lib/viewer/delete-account");
 
 afterAll(async () => {
@@ -134,6 +138,40 @@ describe("a guest who signs in", () => {
     expect(claim.generations).toBe(2);
     const owners = await prisma.generation.findMany({ where: { id: { in: made } }, select: { ownerId: true } });
     expect(owners.map((o) => o.ownerId)).toEqual([`user:${claim.userId}`, `user:${claim.userId}`]);
+  });
+});
+
+describe("credits", () => {
+  test("move with the guest (purchases too), once; an account already welcomed takes no second welcome grant", async () => {
+    const address = email("buyer");
+    // The account exists and was welcomed on another device before this browser's guest bought anything.
+    const laptop = browser();
+    await laptop("/");
+    const userId = await signIn(laptop, address);
+    const owner = `user:${userId}`;
+    await showCreditBalance({ ownerId: owner });
+    const accountBefore = await creditBalance(owner);
+
+    const phone = browser();
+    await phone("/");
+    const guestId = phone.guestId()!;
+    await showCreditBalance({ ownerId: guestId });
+    const pack = CREDIT_PACKS[0]!;
+    const sessionId = `cs_test_claim_${guestId}`;
+    await creditPaidCheckout({ checkoutSessionId: sessionId, ownerId: guestId, packId: pack.id, credits: pack.credits, amountTotal: pack.unitAmount, currency: pack.currency, paymentIntentId: null });
+    const guestBefore = await creditBalance(guestId);
+    expect(guestBefore).toBe(welcomeGrantCredits() + pack.credits);
+    await submit(phone, "made before signing in");
+
+    await signIn(phone, address);
+    const guestAtClaim = await creditBalance(guestId); // less what the video holds, where holds are on
+    const runs = await Promise.allSettled([1, 2, 3].map(() => claimGuest({ guestId, userId })));
+    expect(runs.every((r) => r.status === "fulfilled")).toBe(true);
+    // The guest's balance (its welcome grant and the pack) moved; the second welcome grant was taken back.
+    expect(await creditBalance(owner)).toBe(accountBefore + guestAtClaim - welcomeGrantCredits());
+    expect(await creditBalance(guestId)).toBe(0);
+    expect((await prisma.purchase.findFirstOrThrow({ where: { checkoutSessionId: sessionId } })).ownerId).toBe(owner);
+    expect(await prisma.creditEntry.count({ where: { ownerId: owner, idempotencyKey: `claim:welcome:${guestId}` } })).toBe(1);
   });
 });
 
