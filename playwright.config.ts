@@ -11,6 +11,10 @@ export const APP_PORT = Number(process.env.E2E_APP_PORT ?? (POSTGRES ? 3150 : 31
 export const SIMULATOR_URL = `http://127.0.0.1:${process.env.E2E_SIMULATOR_PORT ?? (POSTGRES ? 4150 : 4110)}`;
 // The payments simulator (Stripe's stand-in), which npm start runs when PAYMENTS_SIMULATOR_URL names a local one.
 export const PAYMENTS_SIMULATOR_URL = `http://127.0.0.1:${process.env.E2E_PAYMENTS_SIMULATOR_PORT ?? (POSTGRES ? 4151 : 4111)}`;
+// Sign-in emails: an SMTP server on loopback (tests/e2e/start-server.ts), its inbox as JSON for the flows.
+const SMTP_PORT = APP_PORT + 7;
+const MAILBOX_PORT = APP_PORT + 8;
+export const E2E_MAILBOX_URL = `http://127.0.0.1:${MAILBOX_PORT}`;
 export const E2E_DATABASE_URL = POSTGRES
   ? `postgresql://postgres@127.0.0.1:${process.env.E2E_POSTGRES_PORT ?? APP_PORT + 2000}/framehook_e2e`
   : `file:./data/e2e-${APP_PORT}.db`;
@@ -59,6 +63,9 @@ export const E2E_APP_ENV: Record<string, string> = {
   WEBHOOK_SECRET: E2E_WEBHOOK_SECRET,
   CRON_SECRET: E2E_CRON_SECRET,
   PAYMENTS_SIMULATOR_URL,
+  SMTP_URL: `smtp://127.0.0.1:${SMTP_PORT}`,
+  E2E_SMTP_PORT: String(SMTP_PORT),
+  E2E_MAILBOX_PORT: String(MAILBOX_PORT),
   STRIPE_WEBHOOK_SECRET: E2E_STRIPE_WEBHOOK_SECRET,
   // Every flow submits and uploads from 127.0.0.1; the limits have their own tests (upload-quotas).
   SUBMIT_RATE_LIMIT: "0",

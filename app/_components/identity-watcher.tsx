@@ -3,29 +3,34 @@
 // keeps a guest's videos or signs out, the others reload so that their gallery
 // and live stream belong to whoever is now signed in. Each page says who it was
 // rendered for (a hash, never the id); a tab that hears of another identity,
-// or of a claim (the claim lands on "/?kept=1"), reloads.
+// or of a claim, reloads.
 import { useEffect } from "react";
 
 const CHANNEL = "framehook-identity";
-const KEPT_PARAM = "kept";
-type Message = { identity: string; claimed?: true };
+type Message = { identity: string } | { claimed: true };
+
+/** One channel per tab: a BroadcastChannel never hears its own messages, so a tab never reloads itself. */
+let tabChannel: BroadcastChannel | null = null;
+function channel(): BroadcastChannel | null {
+  if (typeof BroadcastChannel === "undefined") return null;
+  return (tabChannel ??= new BroadcastChannel(CHANNEL));
+}
+
+/** Tells this browser's other tabs that a guest's videos moved to the account. */
+export function announceClaim() {
+  channel()?.postMessage({ claimed: true } satisfies Message);
+}
 
 export function IdentityWatcher({ identity }: { identity: string }) {
   useEffect(() => {
-    if (typeof BroadcastChannel === "undefined") return;
-    const channel = new BroadcastChannel(CHANNEL);
-    channel.onmessage = ({ data }: MessageEvent<Message>) => {
-      if (data.claimed || data.identity !== identity) window.location.reload();
+    const tab = channel();
+    if (!tab) return;
+    const onMessage = ({ data }: MessageEvent<Message>) => {
+      if ("claimed" in data || data.identity !== identity) window.location.reload();
     };
-    const url = new URL(window.location.href);
-    const claimed = url.searchParams.has(KEPT_PARAM);
-    if (claimed) {
-      url.searchParams.delete(KEPT_PARAM);
-      window.history.replaceState(window.history.state, "", url);
-    }
-    // A channel never hears its own messages, so this tab does not reload itself.
-    channel.postMessage({ identity, ...(claimed ? { claimed: true } : {}) } satisfies Message);
-    return () => channel.close();
+    tab.addEventListener("message", onMessage);
+    tab.postMessage({ identity } satisfies Message);
+    return () => tab.removeEventListener("message", onMessage);
   }, [identity]);
   return null;
 }

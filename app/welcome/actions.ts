@@ -6,7 +6,7 @@ import { AppError } from "@/lib/errors";
 import { claimGuest } from "@/lib/viewer/claim-guest";
 import { getViewer } from "@/lib/viewer/get-viewer";
 
-export type ClaimState = { status: "idle" } | { status: "error"; message: string };
+export type ClaimState = { status: "idle" } | { status: "kept"; generations: number } | { status: "error"; message: string };
 
 export async function keepGuestWork(): Promise<ClaimState> {
   const viewer = await getViewer();
@@ -15,9 +15,9 @@ export async function keepGuestWork(): Promise<ClaimState> {
   try {
     const { generations } = await claimGuest({ guestId: viewer.guestId, userId: viewer.account.userId });
     console.log(`[framehook] ${viewer.id} kept ${generations} generations made as a guest`);
+    return { status: "kept", generations };
   } catch (error) {
     if (error instanceof AppError) return { status: "error", message: error.message };
     throw error;
   }
-  redirect("/?kept=1");
 }

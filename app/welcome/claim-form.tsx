@@ -1,20 +1,29 @@
 "use client";
 import Link from "next/link";
-import { useActionState } from "react";
+import { useRouter } from "next/navigation";
+import { useActionState, useEffect } from "react";
+import { announceClaim } from "@/app/_components/identity-watcher";
 import { keepGuestWork, type ClaimState } from "./actions";
 
 const initial: ClaimState = { status: "idle" };
 
 export function ClaimForm() {
   const [state, action, pending] = useActionState(keepGuestWork, initial);
+  const router = useRouter();
+  useEffect(() => {
+    if (state.status !== "kept") return;
+    // This browser's other tabs reload and show the kept videos; this one goes home.
+    announceClaim();
+    router.replace("/");
+  }, [state.status, router]);
   return (
     <form action={action} className="flex flex-wrap items-center gap-3">
       <button
         type="submit"
-        disabled={pending}
+        disabled={pending || state.status === "kept"}
         className="rounded-lg bg-brand-600 px-4 py-2 text-sm font-semibold text-white hover:bg-brand-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 disabled:opacity-60"
       >
-        {pending ? "Keeping…" : "Keep them"}
+        {pending || state.status === "kept" ? "Keeping…" : "Keep them"}
       </button>
       <Link href="/" className="rounded px-2 py-2 text-sm font-medium text-zinc-700 hover:underline dark:text-zinc-300">
         Not now

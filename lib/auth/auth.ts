@@ -33,6 +33,7 @@ export const auth = betterAuth({
   // The email-link request goes through the sign-in page's server action, which limits it per address and per
   // email in the database (every instance counts); the HTTP endpoint is off so that nothing skips those limits.
   disabledPaths: ["/sign-in/magic-link"],
+  trustedOrigins: relyingParty().origins,
   socialProviders: socialProviders(),
   advanced: { useSecureCookies: env.NODE_ENV === "production" && env.PUBLIC_BASE_URL.startsWith("https:") },
   plugins: [
@@ -45,11 +46,24 @@ export const auth = betterAuth({
       rateLimit: { window: 60, max: 100 },
       sendMagicLink: ({ email, url }) => sendSignInEmail({ to: email, url }),
     }),
-    passkey({ rpID: new URL(env.PUBLIC_BASE_URL).hostname, rpName: brand.name, origin: new URL(env.PUBLIC_BASE_URL).origin }),
+    passkey({ rpID: relyingParty().id, rpName: brand.name, origin: relyingParty().origins }),
     // Server actions that sign in or out set Better Auth's cookies through next/headers.
     nextCookies(),
   ],
 });
+
+/**
+ * Passkeys belong to a domain (the relying party), and browsers refuse an IP
+ * address as one: an app on http://127.0.0.1:3000 takes passkeys as
+ * "localhost", at http://localhost:3000, as well as its own origin.
+ */
+function relyingParty(): { id: string; origins: string[] } {
+  const base = new URL(env.PUBLIC_BASE_URL);
+  if (base.hostname !== "127.0.0.1" && base.hostname !== "[::1]") return { id: base.hostname, origins: [base.origin] };
+  const local = new URL(base.origin);
+  local.hostname = "localhost";
+  return { id: "localhost", origins: [base.origin, local.origin] };
+}
 
 /** AUTH_SECRET, or else a key derived from WEBHOOK_SECRET (as the visitor cookie's is): no new secret to configure. */
 function authSecret(): string {

@@ -1,6 +1,7 @@
 // Deleting an account: its generations (their deliveries and stored copies
-// go with them), its uploads, its guest claims, its sessions, passkeys and
-// OAuth links, in one transaction; then the stored files, which a database
+// go with them), its uploads, its credits ledger, its guest claims, its
+// sessions, passkeys and OAuth links, in one transaction (its purchases stay:
+// they are the operator's accounting, and a later refund is recorded as owed); then the stored files, which a database
 // transaction cannot take back. A file that cannot be deleted is logged with
 // its key (the row is gone, so nothing serves it).
 import "server-only";
@@ -18,6 +19,8 @@ export async function deleteAccount({ userId }: { userId: string }): Promise<Del
     const uploads = (await tx.upload.deleteMany({ where: { ownerId } })).count;
     await tx.uploadReservation.deleteMany({ where: { ownerId } });
     const generations = (await tx.generation.deleteMany({ where: { ownerId } })).count;
+    await tx.creditEntry.deleteMany({ where: { ownerId } });
+    await tx.creditLock.deleteMany({ where: { ownerId } });
     await tx.guestClaim.deleteMany({ where: { userId } });
     // Sessions, passkeys and OAuth links go with the user (onDelete: Cascade).
     await tx.user.delete({ where: { id: userId } });

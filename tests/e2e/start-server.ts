@@ -1,7 +1,7 @@
 // Playwright's web server: a fresh database for the run (a new SQLite file, or
 // with TEST_DATABASE=postgres a throwaway PostgreSQL server started here and
-// stopped with this process), then the production build and the simulator,
-// exactly as `npm start` runs them.
+// stopped with this process), a mail server for sign-in emails, then the
+// production build and the simulator, exactly as `npm start` runs them.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -9,6 +9,7 @@ import { env } from "../../lib/env";
 import { databaseEngine } from "../../lib/database/engine";
 import { ensureDatabase, startLocalPostgres } from "../../scripts/local-postgres";
 import { runApp } from "../../scripts/run-app";
+import { serveMailbox, startMailSink } from "../support/mail-sink";
 
 if (databaseEngine(env.DATABASE_URL) === "postgres") {
   const url = new URL(env.DATABASE_URL);
@@ -24,5 +25,10 @@ if (databaseEngine(env.DATABASE_URL) === "postgres") {
   for (const suffix of ["", "-wal", "-shm", "-journal"]) fs.rmSync(`${file}${suffix}`, { force: true });
 }
 fs.rmSync(env.MEDIA_LOCAL_DIR, { recursive: true, force: true });
+
+// Sign-in emails go over SMTP to a real server on loopback, whose inbox the flows read (tests/e2e/accounts.spec.ts).
+if (process.env.E2E_SMTP_PORT && process.env.E2E_MAILBOX_PORT) {
+  await serveMailbox(await startMailSink({ port: Number(process.env.E2E_SMTP_PORT) }), Number(process.env.E2E_MAILBOX_PORT));
+}
 
 void runApp(["start", "-p", process.env.PORT ?? "3100", "-H", "127.0.0.1"]);

@@ -210,12 +210,15 @@ describe("sessions and deletion", () => {
     const files = [copy.storageKey, uploadKey].map((key) => path.join(env.MEDIA_LOCAL_DIR, key));
     expect(files.every((f) => fs.existsSync(f))).toBe(true);
 
+    await showCreditBalance({ ownerId: `user:${userId}` });
+    expect(await prisma.creditEntry.count({ where: { ownerId: `user:${userId}` } })).toBeGreaterThan(0);
     const deleted = await deleteAccount({ userId });
     expect(deleted).toMatchObject({ generations: 1, uploads: 1 });
     expect(await prisma.generation.count({ where: { id } })).toBe(0);
     expect(await prisma.upload.count({ where: { id: upload } })).toBe(0);
     expect(await prisma.user.count({ where: { id: userId } })).toBe(0);
     expect(await prisma.session.count({ where: { userId } })).toBe(0);
+    expect(await prisma.creditEntry.count({ where: { ownerId: `user:${userId}` } })).toBe(0);
     expect(files.filter((f) => fs.existsSync(f))).toEqual([]);
     // The browser's session is gone with it: it is a guest again, with nothing.
     expect(await listIds(b)).toEqual([]);

@@ -1,11 +1,12 @@
 // A real SMTP server on loopback that keeps what it receives: the app sends
 // sign-in emails to it through SMTP_URL as it would to a provider's server.
+import http from "node:http";
 import { SMTPServer } from "smtp-server";
 import { freePort } from "../../scripts/free-port";
 
 export type ReceivedMail = { to: string[]; raw: string; url: string | null };
 
-export async function startMailSink() {
+export async function startMailSink({ port: chosenPort }: { port?: number } = {}) {
   const received: ReceivedMail[] = [];
   const waiters: (() => void)[] = [];
   const server = new SMTPServer({
@@ -25,7 +26,7 @@ export async function startMailSink() {
       });
     },
   });
-  const port = await freePort();
+  const port = chosenPort ?? (await freePort());
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   return {
     url: `smtp://127.0.0.1:${port}`,
@@ -45,4 +46,13 @@ export async function startMailSink() {
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** What the sink received, as JSON on GET / (the end-to-end tests read sign-in links from it across processes). */
+export function serveMailbox(sink: Awaited<ReturnType<typeof startMailSink>>, port: number): Promise<http.Server> {
+  const server = http.createServer((_request, response) => {
+    response.writeHead(200, { "Content-Type": "application/json" });
+    response.end(JSON.stringify(sink.received.map(({ to, url }) => ({ to, url }))));
+  });
+  return new Promise((resolve) => server.listen(port, "127.0.0.1", () => resolve(server)));
 }

@@ -21,7 +21,7 @@ export function DeleteAccount({ email }: { email: string }) {
         autoComplete="off"
         required
         aria-describedby="delete-account-error"
-        className="w-full max-w-sm rounded-lg border border-zinc-300 bg-transparent px-3 py-2 text-sm dark:border-zinc-700"
+        className="block w-full max-w-sm rounded-lg border border-zinc-300 bg-transparent px-3 py-2 text-sm dark:border-zinc-700"
       />
       <p id="delete-account-error" role="alert" className="text-sm text-red-700 empty:hidden dark:text-red-300">
         {state.status === "error" ? state.message : null}
