@@ -71,6 +71,8 @@ export const E2E_APP_ENV: Record<string, string> = {
   SUBMIT_RATE_LIMIT: "0",
   UPLOAD_RATE_LIMIT: "0",
   UPLOAD_ADDRESS_QUOTA_BYTES: "0",
+  // Every visitor's welcome grant covers whatever a flow submits; ledger.spec.ts leaves one visitor short.
+  CREDITS_WELCOME_GRANT: "1000000",
   // Per visitor (each test's browser context is one): owners.spec.ts fills it; other flows stay far below.
   SPEND_LIMIT_CREDITS: "6",
   // Every flow's visitors share 127.0.0.1: the address cap has its own tests (spend-caps-anonymous).
@@ -109,8 +111,8 @@ export default defineConfig({
       use: browser,
     },
     {
-      // Flows that read the account balance run last and alone: the balance is
-      // the one thing parallel tests cannot keep apart.
+      // Flows that read the gateway's balance run last and alone: it is the one
+      // thing parallel tests cannot keep apart.
       name: "ledger",
       testMatch: /ledger\.spec\.ts/,
       dependencies: ["chromium"],

@@ -4,7 +4,7 @@
 // call one domain function, answer a typed state for the client.
 import { headers } from "next/headers";
 import { z } from "zod";
-import { AppError, toAppError } from "@/lib/errors";
+import { AppError, toAppError, type ErrorCode } from "@/lib/errors";
 import type { Generation } from "@/lib/generations/generation";
 import { retryGeneration } from "@/lib/generations/retry";
 import { RESULT_TAKES, uploadFromResult, type ResultTake } from "@/lib/uploads/frame-upload";
@@ -18,6 +18,8 @@ import { assertMayCreate, getViewer, type Viewer } from "@/lib/viewer/get-viewer
 
 export type SubmitState = {
   status: "idle" | "success" | "error";
+  /** A refusal's code, e.g. insufficient_credits, which the form answers with a link to buy more. */
+  code?: ErrorCode;
   message?: string;
   fieldErrors?: Record<string, string[]>;
   generation?: Generation;
@@ -45,12 +47,12 @@ export async function submitGenerationAction(_previous: SubmitState, formData: F
       visitor: visitorKey(await headers()),
       viewer,
     });
-    if (error) return { status: "error", message: error.message, generation };
+    if (error) return { status: "error", code: error.code, message: error.message, generation };
     return { status: "success", message: "Submitted. Your video will appear in the gallery.", generation };
   } catch (error) {
     // An outage of the database reads "briefly unavailable", anything unexpected "something went wrong"; the detail is logged.
-    const { message, fields } = toAppError(error);
-    return { status: "error", message, fieldErrors: fields };
+    const { code, message, fields } = toAppError(error);
+    return { status: "error", code, message, fieldErrors: fields };
   }
 }
 

@@ -1,12 +1,12 @@
 "use client";
-// Site-wide notices: the gateway cannot be reached (the balance, read from the
-// gateway, is failing), and callbacks are off so results arrive by polling.
-import { isGatewayDown, useCredits } from "./use-credits";
+// Site-wide notices: the gateway cannot be reached, and callbacks are off so
+// results arrive by polling.
+import { isGatewayDown, useGatewayStatus } from "./use-gateway-status";
 
 const banner = "rounded-xl px-4 py-3 text-sm ring-1";
 
 export function GatewayBanner() {
-  const { error } = useCredits();
+  const { error } = useGatewayStatus();
   if (!isGatewayDown(error)) return null;
   return (
     <div role="alert" className={`${banner} bg-red-50 text-red-900 ring-red-200 dark:bg-red-950/60 dark:text-red-100 dark:ring-red-900`}>

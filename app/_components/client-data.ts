@@ -14,7 +14,10 @@ export const POLL_INTERVAL_MS = 3000;
  */
 export const SAFETY_NET_POLL_MS = 10_000;
 
+/** The viewer's own credits (never the gateway's balance). */
 export const CREDITS_KEY = "/api/credits";
+export type CreditBalance = { credits: number; held: number };
+export const GATEWAY_STATUS_KEY = "/api/gateway";
 export const SPEND_KEY = "/api/spend";
 export const COMPLETION_TIMES_KEY = "/api/completion-times";
 export const EVENTS_URL = "/api/generations/events";

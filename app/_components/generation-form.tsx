@@ -1,23 +1,29 @@
 "use client";
 // The prompt form: model picker, the chosen model's fields (media fields
-// upload their files: media-field.tsx), the cost estimate, and the answer
-// (field errors beside fields until they are edited, refusals as a message;
-// focus on the first field to fix).
+// upload their files: media-field.tsx), the credits a submission holds
+// (computed with the server's pricing: the figure shown is the figure held),
+// and the answer (field errors beside fields until they are edited, refusals
+// as a message, with a link to buy credits when they ran out; focus on the
+// first field to fix).
+import Link from "next/link";
 import { useActionState, useEffect, useRef, useState, startTransition } from "react";
 import { submitGenerationAction, type SubmitState } from "@/app/actions";
-import { formatCostEstimate, isMediaField, KIND_LABELS, priceLabel, type FieldSpec, type MediaFieldSpec, type ModelSpec } from "@/lib/models/catalog";
+import { holdCredits, type CreditPricing } from "@/lib/credits/prices";
+import { DEFAULT_DURATION_SECONDS, isMediaField, KIND_LABELS, type FieldSpec, type MediaFieldSpec, type ModelSpec } from "@/lib/models/catalog";
 import { mutate } from "swr";
 import { FrameShapeWarning } from "./frame-shapes";
 import { MediaField, type Uploaded } from "./media-field";
 import { addSubmission, settleSubmission } from "./submissions";
-import { SPEND_KEY } from "./client-data";
+import { CREDITS_KEY, SPEND_KEY } from "./client-data";
 import { useRemix, type RemixNotes } from "./use-remix";
 
 const initialState: SubmitState = { status: "idle" };
 const PROMPT_FIELD_ID = "field-prompt";
 const newKey = () => (typeof crypto !== "undefined" && "randomUUID" in crypto ? crypto.randomUUID() : String(Date.now()));
 
-export function GenerationForm({ models, defaultModelId }: { models: readonly ModelSpec[]; defaultModelId: string }) {
+const credits = (n: number) => `${n.toLocaleString("en-US")} ${n === 1 ? "credit" : "credits"}`;
+
+export function GenerationForm({ models, defaultModelId, pricing }: { models: readonly ModelSpec[]; defaultModelId: string; pricing: CreditPricing }) {
   const [state, formAction, isPending] = useActionState(submitGenerationAction, initialState);
   const [modelId, setModelId] = useState(defaultModelId);
   const [duration, setDuration] = useState<number | undefined>(undefined);
@@ -67,7 +73,9 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
     if (state.status === "success" && form && new FormData(form).get("input.prompt") === submission.current.prompt) form.reset();
     // A refusal: focus goes to the first field to fix (its error is read with it), else back to the button.
     if (state.status === "error" && form) (form.querySelector<HTMLElement>('[aria-invalid="true"]') ?? submitRef.current)?.focus();
-    void mutate(SPEND_KEY); // the header's spend includes what was just submitted
+    // The header's spend and credits include what was just submitted (its hold).
+    void mutate(SPEND_KEY);
+    void mutate(CREDITS_KEY);
   }, [state]);
 
   const errors = Object.fromEntries(Object.entries(state.fieldErrors ?? {}).filter(([field]) => editedFields !== "all" && !editedFields.includes(field)));
@@ -77,6 +85,7 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
   const notes = remixNotes?.model === model.id ? remixNotes.notes : {};
   const uploadsOf = (field: string) => uploads[`${model.id}:${field}`];
   const frames = model.kind === "first-last-frame" ? model.fields.filter((f) => f.type === "image") : [];
+  const perClip = (m: ModelSpec) => `${credits(holdCredits(m, DEFAULT_DURATION_SECONDS, pricing))} per ${DEFAULT_DURATION_SECONDS} s`;
   return (
     <form
       ref={formRef}
@@ -124,12 +133,13 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
         >
           {models.map((m) => (
             <option key={m.id} value={m.id}>
-              {m.label} — {KIND_LABELS[m.kind]} · {priceLabel(m)}
+              {m.label} — {KIND_LABELS[m.kind]} · {perClip(m)}
             </option>
           ))}
         </select>
         <p id="model-help" className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">
-          {KIND_LABELS[model.kind]} · {priceLabel(model)} · <code>{model.id}</code>
+          {KIND_LABELS[model.kind]} · {perClip(model)}
+          {model.usdPerSecond === null ? " (estimated: this model's rate is not published)" : ""} · <code>{model.id}</code>
         </p>
         <FieldErrors id="model-error" messages={errors.model} />
       </div>
@@ -163,8 +173,11 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
 
       <div className="flex flex-wrap items-center justify-between gap-3 pt-2">
         <p className="text-sm text-zinc-600 dark:text-zinc-300">
-          Estimated cost <span className="font-semibold" data-testid="cost-estimate">{formatCostEstimate(model, duration)}</span>
-          <span className="text-zinc-500 dark:text-zinc-400"> · charged only on success</span>
+          Holds{" "}
+          <span className="font-semibold" data-testid="cost-estimate">
+            {credits(holdCredits(model, duration, pricing))}
+          </span>
+          <span className="text-zinc-500 dark:text-zinc-400"> · charged only on success, never more</span>
         </p>
         <button
           ref={submitRef}
@@ -181,6 +194,14 @@ export function GenerationForm({ models, defaultModelId }: { models: readonly Mo
         className={state.status === "error" ? "text-sm font-medium text-red-700 dark:text-red-400" : "text-sm text-emerald-700 dark:text-emerald-400"}
       >
         {message}
+        {message && state.code === "insufficient_credits" ? (
+          <>
+            {" "}
+            <Link href="/credits" className="font-semibold underline hover:no-underline">
+              Buy credits
+            </Link>
+          </>
+        ) : null}
       </p>
     </form>
   );

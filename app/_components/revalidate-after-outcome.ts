@@ -11,17 +11,18 @@ const settled = new Set<string>();
 
 /**
  * A task finished, as an event, a poll or a page refresh tells it: revalidates
- * once what its outcome moves. The balance (a success was charged, a failure
- * refunded), the viewer's spend (its estimate leaves the in-flight sum), and
- * on success the typical completion times (one more sample).
+ * once what its outcome moves. The viewer's credits (a success captured its
+ * hold, a failure or a refused submission gave it back), the viewer's spend
+ * (its estimate leaves the in-flight sum), and on success the typical
+ * completion times (one more sample).
  */
 export function revalidateAfterOutcome({ id, state }: { id: string; state: GenerationState }) {
   if (state !== "SUCCESS" && state !== "FAILURE" && state !== "SUBMIT_FAILED") return;
   const key = `${id}:${state}`;
   if (settled.has(key)) return;
   settled.add(key);
-  // A refused submission never reached the gateway's ledger.
-  if (state !== "SUBMIT_FAILED") void mutate(CREDITS_KEY);
+  // The hold was captured or given back.
+  void mutate(CREDITS_KEY);
   void mutate(SPEND_KEY);
   if (state === "SUCCESS") void mutate(COMPLETION_TIMES_KEY);
 }

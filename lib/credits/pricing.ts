@@ -2,18 +2,17 @@
 // the markup and a credit's value (passed to the form, so that the browser's
 // estimate is the figure held) and the welcome grant a new owner receives.
 import "server-only";
-import { DEFAULT_PRICING, holdCredits, type CreditPricing } from "./prices";
+import { env } from "@/lib/env";
 import type { ModelSpec } from "@/lib/models/catalog";
-
-/** Credits a new owner (guest or account) is given: two 5-second 480p videos at the default markup, with a little to spare. */
-export const DEFAULT_WELCOME_GRANT = 25;
+import { holdCredits, type CreditPricing } from "./prices";
 
 export function creditPricing(): CreditPricing {
-  return DEFAULT_PRICING;
+  return { markup: env.CREDITS_MARKUP, creditValueUsd: env.CREDITS_CREDIT_VALUE_USD };
 }
 
+/** Credits a new owner (guest or account) is given; the default, 25, is two 5-second 480p videos at the default markup, with a little to spare. */
 export function welcomeGrantCredits(): number {
-  return DEFAULT_WELCOME_GRANT;
+  return env.CREDITS_WELCOME_GRANT;
 }
 
 /** What a submission of `model` for `durationSeconds` holds, at the operator's pricing. */

@@ -1,7 +1,8 @@
 // The outcome write on PostgreSQL: one statement, hence one round trip and
-// one implicit transaction. The conditional UPDATE … RETURNING and the
-// delivery INSERT are data-modifying CTEs of the same statement, so a
-// restart, a killed instance or a lost connection leaves both or neither.
+// one implicit transaction. The conditional UPDATE … RETURNING, the delivery
+// INSERT and a terminal change's credit settlement are data-modifying CTEs of
+// the same statement, so a restart, a killed instance or a lost connection
+// leaves all or none.
 import type pg from "pg";
 import type { DeliveryOutcome, GenerationState } from "@/lib/generated/prisma/client";
 import { deliveryDetail, type OutcomeWrite, type OutcomeWriter } from "./outcome-write";
@@ -9,7 +10,8 @@ import { deliveryDetail, type OutcomeWrite, type OutcomeWriter } from "./outcome
 // $1 id, $2 taskId, $3 now, $4 createdAfter, $5 replacesFailureCode,
 // $6 source, $7 outcome if matched, $8 reportedState, $9 detail,
 // $10 duplicateOf, $11 record when not matched, $12 only if held;
-// a terminal change adds $13 state … $18 gatewayMetadata, $19 resultUrlsDropped.
+// a terminal change adds $13 state … $18 gatewayMetadata, $19 resultUrlsDropped,
+// and its settlement $20 kind (null: none), $21 charge, $22 key, $23 the hold's key, $24 note, $25 note over the hold.
 const SET_TERMINAL = `"state" = $13::"GenerationState", "resultUrls" = $14::text, "creditsConsumed" = $15::double precision,
     "errorCode" = $16::text, "errorMessage" = $17::text, "gatewayMetadata" = $18::text, "resultUrlsDropped" = $19::integer, "completedAt" = $3::timestamp(3),`;
 
@@ -20,7 +22,24 @@ const SET_TERMINAL = `"state" = $13::"GenerationState", "resultUrls" = $14::text
 // `current` is read only when the update matched nothing, FOR SHARE: a
 // locking read sees the latest committed version of the row, so a duplicate
 // that waited on a concurrent transition reads SUCCESS, not the snapshot's PENDING.
-const statement = (set: string) => `WITH updated AS (
+//
+// `settled` inserts only FROM `updated`: only the write that moved the row
+// settles, with the owner the row has under its lock (a claim that moved the
+// generation moved its hold too). It gives back what the hold did not cost.
+const SETTLEMENT = `, settled AS (
+  INSERT INTO "CreditEntry" ("ownerId", "kind", "amount", "idempotencyKey", "generationId", "settles", "note", "createdAt")
+  SELECT u."ownerId", $20::text::"CreditEntryKind",
+    CASE WHEN $20::text = 'RELEASE' THEN -h."amount" WHEN $21::integer IS NULL OR $21::integer >= -h."amount" THEN 0 ELSE -h."amount" - $21::integer END,
+    $22::text, $1, $1,
+    CASE WHEN $20::text = 'CAPTURE' AND $21::integer > -h."amount" THEN $25::text ELSE $24::text END,
+    $3::timestamp(3)
+  FROM updated AS u JOIN "CreditEntry" AS h ON h."idempotencyKey" = $23::text
+  WHERE $20::text IS NOT NULL AND NOT EXISTS (SELECT FROM "CreditEntry" AS s WHERE s."settles" = $1)
+  ON CONFLICT DO NOTHING
+  RETURNING "kind", "amount", "note"
+)`;
+
+const statement = (set: string, settlement = "") => `WITH updated AS (
   UPDATE "Generation" SET ${set} "lastHeardAt" = $3::timestamp(3), "updatedAt" = $3::timestamp(3)
   WHERE "id" = $1 AND "taskId" = $2::text
     AND ("state" = 'PENDING' OR ("state" = 'FAILURE' AND "errorCode" = $5::text))
@@ -38,13 +57,15 @@ const statement = (set: string) => `WITH updated AS (
   FROM (SELECT) AS one LEFT JOIN current AS c ON true
   WHERE EXISTS (SELECT FROM updated) OR ($11::boolean AND c."state" IS NOT NULL AND (NOT $12::boolean OR c."taskId" = $2::text))
   RETURNING "id", "outcome"
-)
+)${settlement}
 SELECT u."id", u."state", u."createdAt" AT TIME ZONE 'UTC' AS "createdAt", u."updatedAt" AT TIME ZONE 'UTC' AS "updatedAt", u."ownerId",
-  u."deletedAt" AT TIME ZONE 'UTC' AS "deletedAt", u."callbackEnabled", d."id" AS "deliveryId", d."outcome"
-FROM (SELECT) AS one LEFT JOIN updated AS u ON true LEFT JOIN delivery AS d ON true`;
+  u."deletedAt" AT TIME ZONE 'UTC' AS "deletedAt", u."callbackEnabled", d."id" AS "deliveryId", d."outcome"${
+    settlement ? `, s."kind" AS "settledKind", s."amount" AS "settledAmount", s."note" AS "settledNote"` : ""
+  }
+FROM (SELECT) AS one LEFT JOIN updated AS u ON true LEFT JOIN delivery AS d ON true${settlement ? " LEFT JOIN settled AS s ON true" : ""}`;
 
 const HEARD = statement("");
-const TERMINAL = statement(SET_TERMINAL);
+const TERMINAL = statement(SET_TERMINAL, SETTLEMENT);
 
 /** One row always: the update's columns are null when it matched nothing, the delivery's when none was stored. */
 type ResultRow = {
@@ -57,6 +78,10 @@ type ResultRow = {
   callbackEnabled: boolean | null;
   deliveryId: number | null;
   outcome: DeliveryOutcome | null;
+  /** Terminal writes only. */
+  settledKind?: "CAPTURE" | "RELEASE" | null;
+  settledAmount?: number | null;
+  settledNote?: string | null;
 };
 
 export function createPostgresOutcomeWriter(pool: pg.Pool): OutcomeWriter {
@@ -78,11 +103,14 @@ export function createPostgresOutcomeWriter(pool: pg.Pool): OutcomeWriter {
               callbackEnabled: result.callbackEnabled!,
             },
       delivery: result.deliveryId === null ? null : { id: result.deliveryId, outcome: result.outcome! },
+      settled: result.settledKind
+        ? { kind: result.settledKind, amount: Number(result.settledAmount), overHold: result.settledNote === write.settlement?.overNote }
+        : null,
     };
   };
 }
 
-function parameters({ generationId, taskId, change, replacesFailureCode, createdAfter, now, delivery }: OutcomeWrite): unknown[] {
+function parameters({ generationId, taskId, change, replacesFailureCode, createdAfter, now, delivery, settlement }: OutcomeWrite): unknown[] {
   const notMatched = delivery.ifNotMatched === "skip" ? null : delivery.ifNotMatched;
   const common = [
     generationId,
@@ -99,5 +127,20 @@ function parameters({ generationId, taskId, change, replacesFailureCode, created
     notMatched?.onlyIfHeld ?? false,
   ];
   if (change.kind === "heard") return common;
-  return [...common, change.state, change.resultUrls, change.creditsConsumed, change.errorCode, change.errorMessage, change.gatewayMetadata, change.resultUrlsDropped];
+  return [
+    ...common,
+    change.state,
+    change.resultUrls,
+    change.creditsConsumed,
+    change.errorCode,
+    change.errorMessage,
+    change.gatewayMetadata,
+    change.resultUrlsDropped,
+    settlement?.kind ?? null,
+    settlement?.charge ?? null,
+    settlement?.key ?? null,
+    settlement?.holdKey ?? null,
+    settlement?.note ?? null,
+    settlement?.overNote ?? null,
+  ];
 }

@@ -1,7 +1,8 @@
-// The outcome write on SQLite (and libSQL servers): two statements in one
-// short transaction, sent as one batch (BEGIN IMMEDIATE … COMMIT on a file,
-// one request to a server). The delivery INSERT reads changes(), the rows the
-// UPDATE just changed, so nothing goes back to JavaScript in between.
+// The outcome write on SQLite (and libSQL servers): two statements (three
+// with a credit settlement) in one short transaction, sent as one batch
+// (BEGIN IMMEDIATE … COMMIT on a file, one request to a server). The delivery
+// INSERT reads changes(), the rows the UPDATE just changed, so nothing goes
+// back to JavaScript in between.
 import type { Client, InStatement, InValue, ResultSet } from "@libsql/client";
 import type { DeliveryOutcome, GenerationState } from "@/lib/generated/prisma/client";
 import { deliveryDetail, type OutcomeWrite, type OutcomeWriter, type WrittenOutcome } from "./outcome-write";
@@ -26,6 +27,22 @@ const INSERT_DELIVERY = `INSERT INTO "Delivery" ("generationId", "taskId", "sour
   FROM "Generation"
   WHERE "id" = :id AND (changes() > 0 OR (:record AND (NOT :onlyIfHeld OR "taskId" = :taskId)))
   RETURNING "id", "outcome"`;
+
+// The hold's capture or release: written when the generation is in the state
+// this write sets and no settlement exists yet. The one writer makes that the
+// write that moved it (terminal states never change); the unique keys and
+// "settles" make a second one impossible whatever happens.
+const INSERT_SETTLEMENT = `INSERT INTO "CreditEntry" ("ownerId", "kind", "amount", "idempotencyKey", "generationId", "settles", "note", "createdAt")
+  SELECT g."ownerId", :settleKind,
+    CASE WHEN :settleKind = 'RELEASE' THEN -h."amount" WHEN :charge IS NULL OR :charge >= -h."amount" THEN 0 ELSE -h."amount" - :charge END,
+    :settleKey, :id, :id,
+    CASE WHEN :settleKind = 'CAPTURE' AND :charge > -h."amount" THEN :overNote ELSE :note END,
+    :now
+  FROM "CreditEntry" h, "Generation" g
+  WHERE h."idempotencyKey" = :holdKey AND g."id" = :id AND g."taskId" = :taskId AND g."state" = :state
+    AND NOT EXISTS (SELECT 1 FROM "CreditEntry" s WHERE s."settles" = :id)
+  ON CONFLICT DO NOTHING
+  RETURNING "kind", "amount", "note"`;
 
 /** DateTime as Prisma's libSQL adapter writes it (ISO 8601, "+00:00"), so that Prisma reads it back and compares it as text. */
 export const sqliteDateTime = (date: Date) => date.toISOString().replace("Z", "+00:00");
@@ -56,8 +73,13 @@ export function createSqliteOutcomeWriter({
   let draining = false;
 
   const commit = async (writes: OutcomeWrite[]) => {
-    const results = await retry(() => connection().batch(writes.flatMap(statementsOf), "write"));
-    return writes.map((_, i) => readResult(results[2 * i]!, results[2 * i + 1]!));
+    const statements = writes.map(statementsOf);
+    const results = await retry(() => connection().batch(statements.flat(), "write"));
+    let next = 0;
+    return writes.map((write, i) => {
+      const mine = results.slice(next, (next += statements[i]!.length));
+      return readResult(write, mine[0]!, mine[1]!, mine[2]);
+    });
   };
 
   const drain = async () => {
@@ -103,15 +125,18 @@ function answerInTurns(answers: (() => void)[]): void {
 
 function statementsOf(write: OutcomeWrite): InStatement[] {
   const args = namedArgs(write);
-  return [
+  const statements: InStatement[] = [
     { sql: write.change.kind === "terminal" ? UPDATE_TERMINAL : UPDATE_HEARD, args },
     { sql: INSERT_DELIVERY, args },
   ];
+  if (write.change.kind === "terminal" && write.settlement) statements.push({ sql: INSERT_SETTLEMENT, args });
+  return statements;
 }
 
-function readResult(updated: ResultSet, inserted: ResultSet): WrittenOutcome {
+function readResult(write: OutcomeWrite, updated: ResultSet, inserted: ResultSet, settlement: ResultSet | undefined): WrittenOutcome {
   const row = updated.rows[0];
   const delivery = inserted.rows[0];
+  const settled = settlement?.rows[0];
   return {
     row: row
       ? {
@@ -125,10 +150,13 @@ function readResult(updated: ResultSet, inserted: ResultSet): WrittenOutcome {
         }
       : null,
     delivery: delivery ? { id: Number(delivery.id), outcome: delivery.outcome as DeliveryOutcome } : null,
+    settled: settled
+      ? { kind: settled.kind as "CAPTURE" | "RELEASE", amount: Number(settled.amount), overHold: settled.note === write.settlement?.overNote }
+      : null,
   };
 }
 
-function namedArgs({ generationId, taskId, change, replacesFailureCode, createdAfter, now, delivery }: OutcomeWrite): Record<string, InValue> {
+function namedArgs({ generationId, taskId, change, replacesFailureCode, createdAfter, now, delivery, settlement }: OutcomeWrite): Record<string, InValue> {
   const notMatched = delivery.ifNotMatched === "skip" ? null : delivery.ifNotMatched;
   const terminal: Record<string, InValue> =
     change.kind === "terminal"
@@ -140,6 +168,16 @@ function namedArgs({ generationId, taskId, change, replacesFailureCode, createdA
           errorMessage: change.errorMessage,
           gatewayMetadata: change.gatewayMetadata,
           resultUrlsDropped: change.resultUrlsDropped,
+          ...(settlement
+            ? {
+                settleKind: settlement.kind,
+                settleKey: settlement.key,
+                holdKey: settlement.holdKey,
+                charge: settlement.charge,
+                note: settlement.note,
+                overNote: settlement.overNote,
+              }
+            : {}),
         }
       : {};
   return {

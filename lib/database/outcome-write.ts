@@ -1,6 +1,7 @@
 // The hot write of the single writer, as one unit on every engine: a
-// generation's conditional update and the delivery row that records what came
-// of it are stored together or not at all. One statement on PostgreSQL
+// generation's conditional update, the delivery row that records what came of
+// it and, on a terminal change, the capture or release of the generation's
+// credit hold (lib/credits) are stored together or not at all. One statement on PostgreSQL
 // (outcome-write-postgres.ts), one short transaction on SQLite
 // (outcome-write-sqlite.ts), both without Prisma's per-query cost.
 import type { DeliveryOutcome, DeliverySource, GenerationState } from "@/lib/generated/prisma/client";
@@ -33,6 +34,22 @@ export type OutcomeWrite = {
   replacesFailureCode?: string;
   /** The row must have been created after this. */
   createdAfter?: Date;
+  /**
+   * With a terminal change: settles the generation's credit hold in the same
+   * write, when the write moved the row and the hold is still open. A capture
+   * gives back what the hold did not cost (`charge` whole credits, capped at
+   * the hold; null: the hold is the cost); a release gives it all back.
+   * `note` is stored with the row; `overNote` instead when the charge is above the hold.
+   */
+  settlement?: {
+    kind: "CAPTURE" | "RELEASE";
+    /** The settlement's idempotency key, and the hold's (lib/credits/ledger.ts ledgerKey). */
+    key: string;
+    holdKey: string;
+    charge: number | null;
+    note: string;
+    overNote: string;
+  };
   now: Date;
   delivery: {
     source: DeliverySource;
@@ -57,6 +74,8 @@ export type WrittenOutcome = {
   row: OutcomeRow | null;
   /** The delivery stored with it, if any. */
   delivery: { id: number; outcome: DeliveryOutcome } | null;
+  /** The credit row that settled the hold, if this write settled it. */
+  settled: { kind: "CAPTURE" | "RELEASE"; amount: number; overHold: boolean } | null;
 };
 
 export type OutcomeWriter = (write: OutcomeWrite) => Promise<WrittenOutcome>;

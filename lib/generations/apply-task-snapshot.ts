@@ -2,10 +2,15 @@
 // cron and adoption all end here. Each report is one outcome write
 // (lib/database/outcome-write.ts): the conditional update (WHERE state =
 // 'PENDING'), so N concurrent duplicates give one transition, and the
-// delivery row recording it, stored together or not at all.
+// delivery row recording it, stored together or not at all; a terminal
+// transition also captures (SUCCESS) or releases (FAILURE) the generation's
+// credit hold in that same write.
 import "server-only";
 import { invalidateCreditBalance } from "@/lib/gateway/balance";
-import type { OutcomeChange } from "@/lib/database/outcome-write";
+import { ledgerKey } from "@/lib/credits/ledger";
+import { creditPricing } from "@/lib/credits/pricing";
+import { creditsForUsd, GATEWAY_USD_PER_CREDIT } from "@/lib/credits/prices";
+import type { OutcomeChange, OutcomeWrite } from "@/lib/database/outcome-write";
 import { writeOutcome } from "@/lib/db";
 import { env } from "@/lib/env";
 import { requestMediaCopies } from "@/lib/copies/copy-jobs";
@@ -68,8 +73,14 @@ async function apply({ generationId, snapshot, source, detail }: ApplyArgs, { on
     ...report,
     change,
     replacesFailureCode: INFERRED_FAILURE_CODE,
+    settlement: settlementFor(generationId, snapshot),
     delivery: { ...delivery, ifMatched: "APPLIED", ifNotMatched: { duplicateOf: snapshot.state, onlyIfHeld } },
   });
+  if (written.settled?.overHold) {
+    console.warn(
+      `[framehook] generation ${generationId}: the gateway charged ${snapshot.creditsConsumed}, above the hold of its estimate; the user was charged the hold (the difference is the operator's)`,
+    );
+  }
   if (written.row) {
     // The gateway's balance has changed: the next read asks it again.
     invalidateCreditBalance();
@@ -80,6 +91,18 @@ async function apply({ generationId, snapshot, source, detail }: ApplyArgs, { on
     });
   }
   return written.delivery && { outcome: written.delivery.outcome, deliveryId: written.delivery.id };
+}
+
+/** The hold's capture at the gateway's figure priced in credits, or its release. */
+function settlementFor(generationId: string, snapshot: TaskSnapshot): OutcomeWrite["settlement"] {
+  const holdKey = ledgerKey.hold(generationId);
+  if (snapshot.state !== "SUCCESS") {
+    return { kind: "RELEASE", key: ledgerKey.release(generationId), holdKey, charge: null, note: `task ${snapshot.state.toLowerCase()}`, overNote: "" };
+  }
+  const consumed = snapshot.creditsConsumed !== null && Number.isFinite(snapshot.creditsConsumed) ? snapshot.creditsConsumed : null;
+  const charge = consumed === null ? null : creditsForUsd(consumed * GATEWAY_USD_PER_CREDIT, creditPricing());
+  const reported = consumed === null ? "the gateway did not say what it charged: the hold" : `the gateway charged ${consumed} (${charge} credits)`;
+  return { kind: "CAPTURE", key: ledgerKey.capture(generationId), holdKey, charge, note: reported, overNote: `${reported}, above the hold: captured at the hold` };
 }
 
 function terminalChange(snapshot: TaskSnapshot, state: "SUCCESS" | "FAILURE"): Extract<OutcomeChange, { kind: "terminal" }> {

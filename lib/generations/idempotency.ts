@@ -43,7 +43,6 @@ function hashRequest(model: string, input: Record<string, unknown>): string {
 }
 
 const REPLAYED_ERRORS: Record<string, ErrorCode> = {
-  submit_insufficient_credits: "insufficient_credits",
   submit_rate_limited: "rate_limited",
   submit_invalid_input: "invalid_input",
 };

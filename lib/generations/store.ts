@@ -4,8 +4,10 @@
 // outcome, which is one write of its own with its delivery row
 // (apply-task-snapshot.ts, lib/database/outcome-write.ts) and announces
 // through announceOutcome. A soft delete is announced as such, so that every
-// other tab showing the card drops it.
+// other tab showing the card drops it. A submission's credit hold is taken in
+// its insert's transaction, and given back in the transaction that fails it.
 import "server-only";
+import { creditHold, releaseHoldIn } from "@/lib/credits/ledger";
 import { retryTransaction } from "@/lib/database/errors";
 import { prisma } from "@/lib/db";
 import { publishGenerationChange } from "@/lib/events";
@@ -41,25 +43,32 @@ const TRANSACTION_OPTIONS = { maxWait: 5_000, timeout: 10_000 };
 /**
  * Inserts a generation unless it would take its owner, its client address
  * (anonymous submissions: `clientKey`) or everyone together past a spending
- * cap, in which case nothing is stored and a 429 is thrown: the caps are
- * checked inside the insert's transaction (lib/generations/spend-limit.ts), so concurrent
- * submits cannot overshoot. The uploads it uses are claimed in the same
- * transaction: if one was deleted since it was checked, nothing is stored and
- * UploadsGoneError is thrown. The new card is announced, not awaited.
+ * cap (a 429), or its owner's credits cannot cover `holdCredits` (a 402,
+ * insufficient_credits), in which case nothing is stored: the caps and the
+ * balance are checked inside the insert's transaction
+ * (lib/generations/spend-limit.ts, lib/credits/ledger.ts), so concurrent
+ * submits cannot overshoot, and the hold is written with the row. The
+ * uploads it uses are claimed in the same transaction: if one was deleted
+ * since it was checked, nothing is stored and UploadsGoneError is thrown. The
+ * new card is announced, not awaited.
  */
 export async function insertGeneration(
   data: Prisma.GenerationUncheckedCreateInput & { ownerId: string; costEstimate: number },
-  { uploadIds = [], now = Date.now() }: { uploadIds?: string[]; now?: number } = {},
+  { uploadIds = [], holdCredits, now = Date.now() }: { uploadIds?: string[]; holdCredits?: number; now?: number } = {},
 ) {
   const check = spendLimitCheck({ ownerId: data.ownerId, clientKey: data.clientKey, costEstimate: data.costEstimate, now });
+  const hold = holdCredits === undefined ? undefined : creditHold({ ownerId: data.ownerId, credits: holdCredits });
   const row =
-    check || uploadIds.length
+    check || hold || uploadIds.length
       ? await retryTransaction(
           () =>
             prisma.$transaction(async (tx) => {
+              // Locks in one order (the caps' rows, then the owner's credits), so that two submits never wait for each other in a cycle.
               await check?.(tx);
+              await hold?.check(tx, new Date(now));
               const created = await tx.generation.create({ data });
               await claimUploadsFor(tx, { ids: uploadIds, ownerId: data.ownerId, generationId: created.id });
+              await hold?.record(tx, created.id);
               return created;
             }, TRANSACTION_OPTIONS),
           { waitMs: BUSY_WAIT_MS },
@@ -90,9 +99,33 @@ export async function updateGenerationIf({
 }
 
 /**
+ * A submission the gateway refused or never answered: SUBMITTING →
+ * SUBMIT_FAILED (never charged), and its credit hold given back in the same
+ * transaction. Conditional like updateGenerationIf; true if the row moved.
+ */
+export async function failSubmission({ id, data }: { id: string; data: Prisma.GenerationUpdateManyMutationInput & { errorCode: string } }): Promise<boolean> {
+  const row = await retryTransaction(
+    () =>
+      prisma.$transaction(async (tx) => {
+        const [failed] = await tx.generation.updateManyAndReturn({
+          where: { id, state: "SUBMITTING" },
+          data: { ...data, state: "SUBMIT_FAILED", creditsConsumed: 0 },
+          select: ANNOUNCED,
+        });
+        if (failed) await releaseHoldIn(tx, { generationId: id, ownerId: failed.ownerId, note: `submission failed: ${data.errorCode}` });
+        return failed;
+      }, TRANSACTION_OPTIONS),
+    { waitMs: BUSY_WAIT_MS },
+  );
+  if (row) await announceGenerationRow(row);
+  return row !== undefined;
+}
+
+/**
  * Fails, at once, the submissions still SUBMITTING that were created before
  * `createdBefore` with callbacks on or off: the process died mid-submit. Never
- * charged; each row is announced. Returns how many it failed.
+ * charged: their holds are given back with them; each row is announced.
+ * Returns how many it failed.
  */
 export async function failAbandonedSubmits({
   callbackEnabled,
@@ -103,11 +136,19 @@ export async function failAbandonedSubmits({
   createdBefore: Date;
   errorMessage: string;
 }): Promise<number> {
-  const rows = await prisma.generation.updateManyAndReturn({
-    where: { state: "SUBMITTING", callbackEnabled, createdAt: { lt: createdBefore } },
-    data: { state: "SUBMIT_FAILED", creditsConsumed: 0, errorCode: "submit_interrupted", errorMessage, completedAt: new Date() },
-    select: ANNOUNCED,
-  });
+  const rows = await retryTransaction(
+    () =>
+      prisma.$transaction(async (tx) => {
+        const failed = await tx.generation.updateManyAndReturn({
+          where: { state: "SUBMITTING", callbackEnabled, createdAt: { lt: createdBefore } },
+          data: { state: "SUBMIT_FAILED", creditsConsumed: 0, errorCode: "submit_interrupted", errorMessage, completedAt: new Date() },
+          select: ANNOUNCED,
+        });
+        for (const row of failed) await releaseHoldIn(tx, { generationId: row.id, ownerId: row.ownerId, note: "submission interrupted" });
+        return failed;
+      }, TRANSACTION_OPTIONS),
+    { waitMs: BUSY_WAIT_MS },
+  );
   for (const row of rows) await announceGenerationRow(row);
   return rows.length;
 }

@@ -18,7 +18,9 @@ export function describeSubmitFailure(error: GatewayError, { followable }: { fol
       console.error(`[framehook] the gateway rejected GATEWAY_API_KEY (HTTP ${error.options.status}); check the key's value and account.`);
       return fail("gateway_unavailable", "The video service is misconfigured. Nothing was charged; the operator has been notified.");
     case "insufficient_credits":
-      return fail("insufficient_credits", "Not enough credits for this generation. Top up the gateway balance, then try again. Nothing was charged.");
+      // The operator's prepaid balance at the gateway, not the user's credits (402 insufficient_credits is theirs).
+      console.error("[framehook] the gateway refused a submission for want of credits: top up the gateway account (its balance is on /admin).");
+      return fail("gateway_unavailable", "The video service cannot take new videos right now. Nothing was charged and your credits were given back; the operator has been notified.");
     case "invalid_input":
       return fail("invalid_input", `The gateway rejected the input: ${error.message}. Nothing was charged.`);
     case "rate_limited": {

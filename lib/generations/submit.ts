@@ -3,6 +3,7 @@
 // → send → record, keeping an honest outcome (PENDING with a taskId, or SUBMIT_FAILED
 // with a reason). Idempotency and the failure wording sit beside it.
 import "server-only";
+import { holdFor } from "@/lib/credits/pricing";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
@@ -17,7 +18,7 @@ import { toGeneration, type Generation } from "./generation";
 import { idempotencyFor, replaySubmission } from "./idempotency";
 import { checkMediaInputs, gatewayInputOf, goneUploadsError } from "./media-inputs";
 import { searchText } from "./search-text";
-import { insertGeneration, updateGenerationIf } from "./store";
+import { failSubmission, insertGeneration, updateGenerationIf } from "./store";
 import { describeSubmitFailure, storedCode } from "./submit-failure";
 
 /** Retries only where the request certainly did not start a task, or the gateway asked for one. */
@@ -68,11 +69,13 @@ export async function submitGeneration({
   const uploadIds = await checkMediaInputs({ model, input, ownerId });
 
   const { prompt, ...rest } = input;
+  const duration = typeof input.duration === "number" ? input.duration : undefined;
   let row;
   try {
-    // The spending caps (owner, address, total) refuse here, before the gateway is asked; and so
-    // does an upload deleted since it was checked. From the insert on, the generation holds its
-    // uploads: the cleanup follows its retention, not the unused uploads'.
+    // The spending caps (owner, address, total) and the owner's credits (402) refuse here, before
+    // the gateway is asked; and so does an upload deleted since it was checked. From the insert on,
+    // the generation holds its estimate in credits and its uploads: the cleanup follows its
+    // retention, not the unused uploads'.
     row = await insertGeneration(
       {
         model: model.id,
@@ -85,10 +88,10 @@ export async function submitGeneration({
         ownerId,
         // An anonymous visitor is also counted against their address (lib/viewer/get-viewer.ts, signedIn).
         clientKey: viewer.signedIn ? undefined : visitor,
-        costEstimate: estimateCredits(model, typeof input.duration === "number" ? input.duration : undefined),
+        costEstimate: estimateCredits(model, duration),
         promptSearch: searchText(prompt), // feeds the gallery's search
       },
-      { uploadIds },
+      { uploadIds, holdCredits: holdFor(model, duration) },
     );
   } catch (error) {
     if (error instanceof AppError) throw error;
@@ -112,11 +115,10 @@ export async function submitGeneration({
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error;
     const failure = describeSubmitFailure(error, { followable: webhookUrl !== undefined });
-    await updateGenerationIf({
-      where: { id: row.id, state: "SUBMITTING" },
+    // Its hold is given back with it.
+    await failSubmission({
+      id: row.id,
       data: {
-        state: "SUBMIT_FAILED",
-        creditsConsumed: 0,
         // The gateway's reason. Provisional where the request may have reached
         // the gateway: if it started the task anyway, the task's callback
         // claims this generation (receive-callback.ts).

@@ -8,7 +8,7 @@ test("text to video: a prompt becomes a playable video by callback, with the cre
   const prompt = simulator.prompt("A paper boat drifting down a rain-soaked street");
   await gallery.goto();
   await gallery.chooseModel("alpha-2.5-text-to-video-480p");
-  await expect(gallery.page.getByTestId("cost-estimate")).toHaveText("≈ $0.70");
+  await expect(gallery.page.getByTestId("cost-estimate")).toHaveText("11 credits");
   await gallery.submit(prompt);
 
   await expect(gallery.badge(prompt)).toHaveText("Generating");
@@ -45,11 +45,12 @@ test("first and last frame: uploaded images go to the gateway and the video arri
   expect(task).toMatchObject({ model: "alpha-2.5-first-last-frame-480p", state: "SUCCESS" });
 });
 
-test("reference to video: an uploaded reference goes to the gateway; pay-per-use shows no estimate", async ({ gallery, simulator }) => {
+test("reference to video: an uploaded reference goes to the gateway; pay-per-use holds at the assumed rate", async ({ gallery, simulator }) => {
   const prompt = simulator.prompt("Same dance, but underwater");
   await gallery.goto();
   await gallery.chooseModel("gamma/reference-to-video");
-  await expect(gallery.page.getByTestId("cost-estimate")).toHaveText("pay-per-use");
+  // $0.15/s assumed: 5 s × 0.15 × 1.5 ÷ $0.10 = 11.25, rounded up.
+  await expect(gallery.page.getByTestId("cost-estimate")).toHaveText("12 credits");
   await gallery.attach("Reference videos", { name: "dance.mp4", mimeType: "video/mp4", buffer: clip({ seconds: 1 }) });
   await gallery.submit(prompt);
   await expect(gallery.badge(prompt)).toHaveText("Ready");

@@ -1,12 +1,19 @@
-// Flows that check the account balance in the header. They run in the
-// "ledger" project, after every other flow and one at a time, because the
-// balance is shared by everything that runs against the simulator. Each also
-// checks what the app itself recorded: the card's credits and the visitor's
-// spend, which a double apply would double.
+// Flows that check credits: the visitor's own in the header (the kit's
+// ledger: a submission holds its estimate, a success captures it, a failure
+// gives it back), and the operator's balance at the gateway, read from the
+// simulator. They run in the "ledger" project, after every other flow and one
+// at a time, because the gateway's balance is shared by everything that runs
+// against the simulator. Each also checks what the app itself recorded: the
+// card's credits and the visitor's spend, which a double apply would double.
 import type { Page } from "@playwright/test";
+import { E2E_GATEWAY_API_KEY } from "../../playwright.config";
+import { executeInAppDatabase } from "./database";
 import { expect, test } from "./fixtures";
 
 test.describe.configure({ mode: "serial" });
+
+// 5 s of the default 480p model: $0.704 at the gateway, 11 credits at the default markup.
+const HOLD = 11;
 
 // The premise of a balance check: nothing else is pending on the gateway, so
 // nothing else can be charged meanwhile (every flow settles what it leaves).
@@ -22,45 +29,88 @@ async function spent(page: Page): Promise<number> {
   return ((await response.json()) as { spend: { used: number } }).spend.used;
 }
 
-test("duplicate callbacks: one card, charged once, the balance drops once", async ({ gallery, simulator }) => {
+test("duplicate callbacks: one card, the hold captured once, the gateway charged once", async ({ gallery, simulator }) => {
   await simulator.scenario({ callback: { duplicates: 4 } });
   await gallery.goto();
   const before = await gallery.balanceValue();
+  const gatewayBefore = await simulator.control.credits(E2E_GATEWAY_API_KEY);
   const spentBefore = await spent(gallery.page);
   const prompt = simulator.prompt("Rain on a tin roof");
   await gallery.submit(prompt);
+  // Held from the submission on, shown as held until the outcome.
+  await expect.poll(() => gallery.balanceValue()).toBe(before - HOLD);
   await expect(gallery.badge(prompt)).toHaveText("Ready");
   await expect.poll(async () => (await simulator.callbacks()).length).toBe(5);
   await expect(gallery.card(prompt)).toHaveCount(1);
   await expect(gallery.card(prompt).getByTestId("credits-consumed")).toHaveText("0.704 credits");
-  await expect.poll(() => gallery.balanceValue()).toBeCloseTo(before - 0.704, 4);
+  await expect(gallery.page.getByTestId("credits-held")).toHaveCount(0);
+  expect(await gallery.balanceValue()).toBe(before - HOLD);
+  expect(await simulator.control.credits(E2E_GATEWAY_API_KEY)).toBeCloseTo(gatewayBefore - 0.704, 4);
   expect(await spent(gallery.page)).toBeCloseTo(spentBefore + 0.704, 4);
   await gallery.page.reload();
-  expect(await gallery.balanceValue()).toBeCloseTo(before - 0.704, 4);
+  expect(await gallery.balanceValue()).toBe(before - HOLD);
 });
 
-test("a failed generation: the reason, Not charged, and the balance unchanged", async ({ gallery, simulator }) => {
+test("a failed generation: the reason, Not charged, and the hold given back", async ({ gallery, simulator }) => {
   await simulator.scenario({ outcome: "failure", failMsg: "The model could not render this scene." });
   await gallery.goto();
   const before = await gallery.balanceValue();
+  const gatewayBefore = await simulator.control.credits(E2E_GATEWAY_API_KEY);
   const spentBefore = await spent(gallery.page);
   const prompt = simulator.prompt("An impossible staircase");
   await gallery.submit(prompt);
   await expect(gallery.badge(prompt)).toHaveText("Failed");
   await expect(gallery.card(prompt)).toContainText("The model could not render this scene. Not charged.");
+  await expect.poll(() => gallery.balanceValue()).toBe(before);
   await gallery.page.reload();
   expect(await gallery.balanceValue()).toBe(before);
+  expect(await simulator.control.credits(E2E_GATEWAY_API_KEY)).toBe(gatewayBefore);
   expect(await spent(gallery.page)).toBe(spentBefore);
 });
 
-test("insufficient credits (402): a clear message, a Not submitted card, nothing charged", async ({ gallery, simulator }) => {
+test("the gateway's own 402 (the operator's balance ran out): a clear message, a Not submitted card, the hold given back", async ({ gallery, simulator }) => {
   await simulator.scenario({ submitStatus: 402 });
   await gallery.goto();
   const before = await gallery.balanceValue();
   const prompt = simulator.prompt("A very long epic");
   await gallery.submit(prompt);
-  await expect(gallery.formStatus).toHaveText(/Not enough credits/);
+  await expect(gallery.formStatus).toHaveText(/cannot take new videos right now/);
+  await expect(gallery.formStatus.getByRole("link", { name: "Buy credits" })).toHaveCount(0);
   await expect(gallery.badge(prompt)).toHaveText("Not submitted");
   await expect(gallery.card(prompt)).toContainText("Not charged.");
-  expect(await gallery.balanceValue()).toBe(before);
+  await expect.poll(() => gallery.balanceValue()).toBe(before);
+});
+
+test("out of credits (402): the form says what it needs and links to buying; nothing is submitted", async ({ gallery, simulator }) => {
+  await gallery.goto();
+  const before = await gallery.balanceValue();
+  // Leave this visitor 5 credits, as an operator's adjustment would.
+  const [cookie] = (await gallery.page.context().cookies()).filter((c) => c.name === "framehook_viewer");
+  const ownerId = cookie!.value.split(".")[0]!;
+  await executeInAppDatabase(`INSERT INTO "CreditEntry" ("ownerId", "kind", "amount", "idempotencyKey", "note", "createdAt") VALUES (?, 'ADJUSTMENT', ?, ?, 'e2e: leave 5', ?)`, [
+    ownerId,
+    5 - before,
+    `adjustment:e2e-${ownerId}`,
+    new Date().toISOString(),
+  ]);
+  await gallery.page.reload();
+  await expect(gallery.balance).toHaveText("5");
+  await expect(gallery.page.getByTestId("cost-estimate")).toHaveText(`${HOLD} credits`);
+
+  const prompt = simulator.prompt("More than I can afford");
+  await gallery.submit(prompt);
+  await expect(gallery.formStatus).toHaveText(`This video needs ${HOLD} credits and you have 5 credits. Buy more at /credits. Nothing was sent to the gateway. Buy credits`);
+  await expect(gallery.formStatus.getByRole("link", { name: "Buy credits" })).toHaveAttribute("href", "/credits");
+  await gallery.page.getByRole("form", { name: "New video" }).screenshot({ path: test.info().outputPath("form-out-of-credits.png") });
+  await expect(gallery.card(prompt)).toHaveCount(0);
+  expect(await simulator.tasks()).toEqual([]);
+  expect(await gallery.balanceValue()).toBe(5);
+
+  // A shorter video still fits: 2 s holds 5.
+  await gallery.submit(simulator.prompt("Just a glimpse"), { "Duration (s)": "2" });
+  await expect.poll(() => gallery.balanceValue()).toBe(0);
+  await expect(gallery.page.getByTestId("credits-held")).toHaveText(" · 5 held");
+  await gallery.page.locator("header").screenshot({ path: test.info().outputPath("header-held.png") });
+  await expect(gallery.badge(simulator.prompt("Just a glimpse"))).toHaveText("Ready");
+  await expect(gallery.page.getByTestId("credits-held")).toHaveCount(0);
 });

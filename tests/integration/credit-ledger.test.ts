@@ -5,12 +5,14 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, test } from "vitest";
 import { testEngine } from "../support/test-database";
 
+// A small grant, whatever the test environment gives (read when lib/env is first imported, below).
+const DEFAULT_WELCOME_GRANT = 25;
+process.env.CREDITS_WELCOME_GRANT = String(DEFAULT_WELCOME_GRANT);
 const { prisma } = await import("@/lib/db");
 const { creditBalance, showCreditBalance } = await import("@/lib/credits/balance");
 const { creditHold, releaseHoldIn } = await import("@/lib/credits/ledger");
 const { adjustCredits } = await import("@/lib/credits/adjust");
 const { listCreditHistory } = await import("@/lib/credits/history");
-const { DEFAULT_WELCOME_GRANT } = await import("@/lib/credits/pricing");
 
 const owner = () => `ledger-${randomUUID()}`;
 const ledgerOf = async (ownerId: string) =>

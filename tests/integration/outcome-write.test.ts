@@ -96,8 +96,8 @@ describe(`the outcome write (${testEngine()})`, () => {
     const generation = await pendingGeneration();
     const held = { duplicateOf: "SUCCESS", onlyIfHeld: true } as const;
     const delivery = { source: "CALLBACK", reportedState: "SUCCESS", ifMatched: "APPLIED", ifNotMatched: held } as const;
-    expect(await writeOutcome(terminalWrite({ id: generation.id, taskId: "task_someone_else" }, { delivery }))).toEqual({ row: null, delivery: null });
-    expect(await writeOutcome(terminalWrite({ id: `ow-missing-${randomUUID()}`, taskId: "task_x" }, { delivery }))).toEqual({ row: null, delivery: null });
+    expect(await writeOutcome(terminalWrite({ id: generation.id, taskId: "task_someone_else" }, { delivery }))).toEqual({ row: null, delivery: null, settled: null });
+    expect(await writeOutcome(terminalWrite({ id: `ow-missing-${randomUUID()}`, taskId: "task_x" }, { delivery }))).toEqual({ row: null, delivery: null, settled: null });
     expect(await prisma.generation.findUniqueOrThrow({ where: { id: generation.id } })).toMatchObject({ state: "PENDING", completedAt: null });
     expect(await deliveriesOf(generation.id)).toEqual([]);
   });
@@ -130,7 +130,7 @@ describe(`the outcome write (${testEngine()})`, () => {
         now: new Date(),
         delivery: { source: "CALLBACK", reportedState: "SUCCESS", detail: "no URLs yet", ifMatched: "STILL_PENDING", ifNotMatched: "skip" },
       });
-    expect(await write(new Date(Date.now() - 30_000))).toEqual({ row: null, delivery: null });
+    expect(await write(new Date(Date.now() - 30_000))).toEqual({ row: null, delivery: null, settled: null });
     expect(await write(new Date(Date.now() - 90_000))).toMatchObject({ row: { state: "PENDING" }, delivery: { outcome: "STILL_PENDING" } });
     expect((await deliveriesOf(generation.id)).map((d) => d.detail)).toEqual(["no URLs yet"]);
   });
@@ -167,6 +167,88 @@ describe(`the outcome write (${testEngine()})`, () => {
     expect(await deliveriesOf(generation.id)).toEqual([]);
     // The same report, retried once the fault is gone, applies once.
     expect((await writeOutcome(terminalWrite(generation))).delivery?.outcome).toBe("APPLIED");
+  });
+});
+
+/** A PENDING generation holding `credits`, as a submission leaves it. */
+async function heldGeneration(credits: number) {
+  const generation = await pendingGeneration();
+  await prisma.creditEntry.create({ data: { ownerId: "outcome-owner", kind: "HOLD", amount: -credits, idempotencyKey: `hold:${generation.id}`, generationId: generation.id } });
+  return generation;
+}
+
+const capture = (id: string, charge: number | null) =>
+  ({ kind: "CAPTURE", key: `capture:${id}`, holdKey: `hold:${id}`, charge, note: "charged", overNote: "over the hold" }) as const;
+const release = (id: string) => ({ kind: "RELEASE", key: `release:${id}`, holdKey: `hold:${id}`, charge: null, note: "failed", overNote: "" }) as const;
+const failure = { kind: "terminal", state: "FAILURE", resultUrls: "[]", creditsConsumed: 0, errorCode: "x", errorMessage: "y", gatewayMetadata: null, resultUrlsDropped: 0 } as const;
+const settlementsOf = async (generationId: string) =>
+  (await prisma.creditEntry.findMany({ where: { generationId, kind: { in: ["CAPTURE", "RELEASE"] } } })).map((e) => [e.kind, e.amount, e.idempotencyKey, e.settles, e.note]);
+
+describe(`the outcome write settles the credit hold (${testEngine()})`, () => {
+  test("SUCCESS captures: what the hold did not cost comes back, once; a later FAILURE releases nothing", async () => {
+    const g = await heldGeneration(11);
+    const written = await writeOutcome(terminalWrite(g, { settlement: capture(g.id, 8) }));
+    expect(written.settled).toEqual({ kind: "CAPTURE", amount: 3, overHold: false });
+    const again = await writeOutcome(terminalWrite(g, { settlement: capture(g.id, 2) }));
+    expect(again).toMatchObject({ row: null, delivery: { outcome: "DUPLICATE" }, settled: null });
+    const late = await writeOutcome(terminalWrite(g, { change: failure, settlement: release(g.id) }));
+    expect(late).toMatchObject({ row: null, settled: null });
+    expect(await settlementsOf(g.id)).toEqual([["CAPTURE", 3, `capture:${g.id}`, g.id, "charged"]]);
+    // Read back by Prisma, as the ledger's history reads it.
+    expect((await prisma.creditEntry.findUniqueOrThrow({ where: { idempotencyKey: `capture:${g.id}` } })).ownerId).toBe("outcome-owner");
+  });
+
+  test.each([
+    ["the gateway did not say: the hold is the cost", null, 0, false, "charged"],
+    ["exactly the hold", 11, 0, false, "charged"],
+    ["above the hold: captured at the hold, flagged", 30, 0, true, "over the hold"],
+    ["free", 0, 11, false, "charged"],
+  ])("capture, %s", async (_name, charge, amount, overHold, note) => {
+    const g = await heldGeneration(11);
+    expect((await writeOutcome(terminalWrite(g, { settlement: capture(g.id, charge) }))).settled).toEqual({ kind: "CAPTURE", amount, overHold });
+    expect(await settlementsOf(g.id)).toEqual([["CAPTURE", amount, `capture:${g.id}`, g.id, note]]);
+  });
+
+  test("FAILURE releases the whole hold; a SUCCESS after it captures nothing", async () => {
+    const g = await heldGeneration(7);
+    expect((await writeOutcome(terminalWrite(g, { change: failure, settlement: release(g.id) }))).settled).toEqual({ kind: "RELEASE", amount: 7, overHold: false });
+    expect((await writeOutcome(terminalWrite(g, { settlement: capture(g.id, 1) }))).settled).toBeNull();
+    expect(await settlementsOf(g.id)).toEqual([["RELEASE", 7, `release:${g.id}`, g.id, "failed"]]);
+  });
+
+  test("a generation without a hold (made before credits) is written as before, with no credit row", async () => {
+    const g = await pendingGeneration();
+    const written = await writeOutcome(terminalWrite(g, { settlement: capture(g.id, 5) }));
+    expect(written.row?.state).toBe("SUCCESS");
+    expect(written.settled).toBeNull();
+    expect(await settlementsOf(g.id)).toEqual([]);
+  });
+
+  test("concurrent SUCCESS and FAILURE reports of many generations (written together): one settlement each, matching its state", async () => {
+    const generations = await Promise.all(Array.from({ length: 12 }, () => heldGeneration(5)));
+    await Promise.all(
+      generations.flatMap((g) => [
+        writeOutcome(terminalWrite(g, { settlement: capture(g.id, 4) })),
+        writeOutcome(terminalWrite(g, { change: failure, settlement: release(g.id) })),
+        writeOutcome(terminalWrite(g, { settlement: capture(g.id, 4) })),
+      ]),
+    );
+    for (const g of generations) {
+      const { state } = await prisma.generation.findUniqueOrThrow({ where: { id: g.id } });
+      expect(await settlementsOf(g.id)).toEqual([state === "SUCCESS" ? ["CAPTURE", 1, `capture:${g.id}`, g.id, "charged"] : ["RELEASE", 5, `release:${g.id}`, g.id, "failed"]]);
+    }
+  });
+
+  test("atomic: when the delivery cannot be stored, neither the transition nor the capture is", async () => {
+    const g = await heldGeneration(11);
+    const restore = await refuseDeliveriesWithDetail("refuse-settlement");
+    try {
+      await expect(writeOutcome(terminalWrite(g, { settlement: capture(g.id, 8), delivery: { source: "CALLBACK", reportedState: "SUCCESS", detail: "refuse-settlement", ifMatched: "APPLIED", ifNotMatched: "skip" } }))).rejects.toThrow();
+    } finally {
+      await restore();
+    }
+    expect((await prisma.generation.findUniqueOrThrow({ where: { id: g.id } })).state).toBe("PENDING");
+    expect(await settlementsOf(g.id)).toEqual([]);
   });
 });
 

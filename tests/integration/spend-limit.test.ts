@@ -189,7 +189,8 @@ describe("a submission the gateway did not answer", () => {
     const marker = uniqueMarker("cap-refused");
     const visitor = app.visitor();
     await app.simulator.scenario({ match: marker, submitStatus: 402 });
-    expect((await submit(visitor, `moor ${marker}`)).status).toBe(402);
+    // The gateway's own 402 (the operator's balance there), answered as the service unavailable.
+    expect((await submit(visitor, `moor ${marker}`)).status).toBe(503);
     expect(await prisma.generation.findFirstOrThrow({ where: { ownerId: await visitor.ownerId() } })).toMatchObject({ state: "SUBMIT_FAILED", errorCode: "submit_insufficient_credits" });
     expect(await spendOf(visitor)).toMatchObject({ used: 0 });
   });

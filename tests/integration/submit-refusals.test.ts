@@ -35,7 +35,8 @@ describe("refusals at submit", () => {
   });
 
   test.each([
-    ["402 insufficient credits", { submitStatus: 402 }, 402, "submit_insufficient_credits", /Not enough credits/],
+    // The operator's balance at the gateway ran out: not the user's credits, so not their 402.
+    ["402 from the gateway", { submitStatus: 402 }, 503, "submit_insufficient_credits", /cannot take new videos right now/],
     ["422 from the gateway", { submitStatus: 422 }, 422, "submit_invalid_input", /The gateway rejected the input/],
     ["500", { submitStatus: 500 }, 503, "submit_unavailable", /unavailable right now/],
     ["401 (a misconfigured key)", { submitStatus: 401 }, 503, "submit_unauthorized", /misconfigured/],
@@ -50,12 +51,12 @@ describe("refusals at submit", () => {
     expect(await submits(marker)).toHaveLength(1);
   });
 
-  test("a real shortfall in the ledger → 402 and the balance untouched", async () => {
+  test("a real shortfall in the gateway's ledger → 503 and the balance untouched", async () => {
     await app.simulator.setCredits(0.5);
     try {
       const marker = uniqueMarker("broke");
       const response = await submitPrompt(app, `expensive ${marker}`, { duration: 10 });
-      expect(response.status).toBe(402);
+      expect(response.status).toBe(503);
       // What the app recorded: a refused submission, charged nothing.
       expect(await readGeneration(app, (response.body.generation as { id: string }).id)).toMatchObject({ state: "SUBMIT_FAILED", creditsConsumed: 0, taskId: null });
       expect(await app.simulator.credits()).toBe(0.5);
@@ -140,7 +141,7 @@ describe("never submit twice", () => {
     const key = `form-${marker.replace(/\W/g, "")}`;
     const first = await submitPrompt(app, `broke ${marker}`, {}, { "Idempotency-Key": key });
     const second = await submitPrompt(app, `broke ${marker}`, {}, { "Idempotency-Key": key });
-    expect([first.status, second.status]).toEqual([402, 402]);
+    expect([first.status, second.status]).toEqual([503, 503]);
     expect(second.body.error).toEqual(first.body.error);
     expect(await submits(marker)).toHaveLength(1);
   });

@@ -31,6 +31,9 @@ export async function setup() {
     DATABASE_URL: database.url,
     GATEWAY_TIMEOUT_MS: "2000",
     SUBMIT_RATE_LIMIT: "0",
+    // Every visitor's welcome grant covers whatever a test submits; the tests of running
+    // out of credits set a small one for their app (tests/integration/credit-holds.test.ts).
+    CREDITS_WELCOME_GRANT: "1000000",
     POLL_STALE_MS: "1000",
     FRAMEHOOK_TEST_DIR: dir,
     // Copied results go to the run's temp dir, never to the project's data/.

@@ -1,4 +1,9 @@
-import { getCreditBalance } from "@/lib/gateway/balance";
-import { route } from "@/lib/http";
+// The viewer's own credits (lib/credits): what they can spend, and what
+// generations in flight hold. The gateway's balance is the operator's
+// (/admin, `npm run doctor`); GET /api/gateway says only whether it answers.
+import { showCreditBalance } from "@/lib/credits/balance";
+import { withViewer } from "@/lib/viewer/with-viewer";
 
-export const GET = route(async () => Response.json({ credits: await getCreditBalance() }));
+export const GET = withViewer(async (_request, _context, viewer) =>
+  Response.json(await showCreditBalance({ ownerId: viewer.id }), { headers: { "Cache-Control": "private, no-store" } }),
+);
