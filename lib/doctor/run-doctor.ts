@@ -2,6 +2,7 @@
 // newcomer would fix them. Modules that read the validated environment load
 // lazily, so an environment lib/env.ts refuses is reported, not thrown.
 import { fail, ok, rawEnvironment, skip, type CheckResult, type RawEnvironment } from "./check";
+import { checkAccounts } from "./accounts";
 import { checkDatabase } from "./database";
 import { checkCron, checkEnvFiles, checkNodeVersion, checkSecrets } from "./environment";
 
@@ -17,7 +18,7 @@ export async function runDoctor({ source = rawEnvironment(), cwd = process.cwd()
     const message = error instanceof Error ? error.message.replace(/\n/g, " ").replace(/\s+/g, " ") : String(error);
     results.push(fail("Configuration", message, "fix the variables it names (each is described in .env.example)"));
     results.push(checkSecrets(source));
-    for (const name of ["Database", "Gateway", "Callbacks", "Inputs", "Cron", "Payments"]) results.push(skip(name, "not checked until the configuration is valid"));
+    for (const name of ["Database", "Gateway", "Callbacks", "Inputs", "Cron", "Sign-in", "Payments"]) results.push(skip(name, "not checked until the configuration is valid"));
     return results;
   }
   const { env } = loaded;
@@ -34,15 +35,18 @@ export async function runDoctor({ source = rawEnvironment(), cwd = process.cwd()
     import("./payments"),
     import("@/lib/payments/stripe-client"),
   ]);
-  const [database, gateway, callbacks, inputs, media, payments] = await Promise.all([
+  const { verifyMailTransport } = await import("@/lib/auth/mail");
+  const { enabledSocialProviders } = await import("@/lib/auth/auth");
+  const [database, gateway, callbacks, inputs, media, accounts, payments] = await Promise.all([
     checkDatabase({ databaseUrl: env.DATABASE_URL, query: (sql) => prisma.$queryRawUnsafe(sql), cwd }),
     checkGateway({ baseUrl: env.GATEWAY_BASE_URL, gatewayIsLocal: env.gatewayIsLocal, getCredits }),
     checkCallbacks({ publicBaseUrl: env.PUBLIC_BASE_URL, gatewayIsLocal: env.gatewayIsLocal, source }),
     checkInputs({ publicBaseUrl: env.PUBLIC_BASE_URL, gatewayIsLocal: env.gatewayIsLocal, storageEnabled: env.MEDIA_STORAGE !== "none", source }),
     checkMediaToolchain({ storageEnabled: env.MEDIA_STORAGE !== "none", version: toolchainVersion }),
+    checkAccounts({ smtpUrl: env.SMTP_URL, production: env.NODE_ENV === "production", verifyTransport: verifyMailTransport, socialProviders: enabledSocialProviders() }),
     checkPayments({ settings: env.payments, publicBaseUrl: env.PUBLIC_BASE_URL, production: env.NODE_ENV === "production", stripe: stripeClient() }),
   ]);
-  results.push(database, gateway, callbacks, inputs, checkCron({ cronSecret: env.CRON_SECRET, gatewayIsLocal: env.gatewayIsLocal }), ...media, ...payments);
+  results.push(database, gateway, callbacks, inputs, checkCron({ cronSecret: env.CRON_SECRET, gatewayIsLocal: env.gatewayIsLocal }), ...media, accounts, ...payments);
   return results;
 }
 

@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { startApp } from "../support/app";
+import { startMailSink } from "../support/mail-sink";
 import { startSimulator } from "../support/global-setup";
 import { testEngine } from "../support/test-database";
 import { findPostgresBin } from "../../scripts/local-postgres";
@@ -129,6 +130,22 @@ test("NODE_ENV=production without CRON_SECRET: ✗ Secrets, with how to make one
   expect(code).toBe(1);
 });
 
+test("SMTP_URL: ✓ Sign-in when the mail server accepts us (nothing sent), ✗ when nothing answers, never the password", async () => {
+  const sink = await startMailSink();
+  try {
+    const withUser = sink.url.replace("smtp://", "smtp://mailer:s3cret-pass@");
+    const good = await doctor({ SMTP_URL: withUser });
+    expect(line(good.output, "✓", "Sign-in")).toContain(`email links go through ${new URL(sink.url).host}, which accepted our credentials`);
+    expect(sink.received).toEqual([]);
+    const deadPort = new URL(sink.url).port === "1" ? "2" : "1";
+    const bad = await doctor({ SMTP_URL: `smtp://mailer:s3cret-pass@127.0.0.1:${deadPort}` });
+    expect(line(bad.output, "✗", "Sign-in")).toContain(`the mail server at 127.0.0.1:${deadPort} refused or did not answer`);
+    expect(good.output + bad.output).not.toContain("s3cret-pass");
+  } finally {
+    await sink.close();
+  }
+});
+
 describe("GET /api/health?verbose=1", () => {
   test("with the cron's bearer token: the same checks, all passing (buying is off: production without a Stripe key)", async () => {
     const response = await app.fetch("/api/health?verbose=1", { headers: { Authorization: `Bearer ${CRON_SECRET}` } });
@@ -137,9 +154,12 @@ describe("GET /api/health?verbose=1", () => {
     expect(body.ok).toBe(true);
     expect(body.checks.map((c) => [c.name, c.status])).toEqual([
       ...["Node.js", "Environment files", "Configuration", "Secrets", "Database", "Gateway", "Callbacks", "Inputs", "Cron", "Uploads", "Stills", "Use first/last frame"].map((name) => [name, "ok"]),
+      // Production without SMTP_URL: guests work, email sign-in is off.
+      ["Sign-in", "warn"],
       ["Payments", "warn"],
     ]);
     expect(body.checks.find((c) => c.name === "Payments")?.detail).toBe("buying credits is off: STRIPE_SECRET_KEY is not set");
+    expect(body.checks.find((c) => c.name === "Sign-in")?.detail).toMatch(/^email sign-in is off: no SMTP_URL/);
   });
 
   test.each([

@@ -11,6 +11,11 @@ export async function startMailSink({ port: chosenPort }: { port?: number } = {}
   const waiters: (() => void)[] = [];
   const server = new SMTPServer({
     authOptional: true,
+    // Loopback only: credentials in the clear are accepted, as a provider's relay would accept them over TLS.
+    allowInsecureAuth: true,
+    onAuth(auth, _session, callback) {
+      callback(null, { user: auth.username });
+    },
     disabledCommands: ["STARTTLS"],
     logger: false,
     onData(stream, session, callback) {
