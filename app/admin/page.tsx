@@ -1,4 +1,5 @@
-// Support's view: every owner's generations, spend per owner, and the
+// Support's view: the credits (the gateway's balance, sales, adjustments),
+// every owner's generations, spend per owner, and the
 // delivery log, for "I paid and got nothing". Off (404) without ADMIN_PASSWORD or ADMIN_EMAILS.
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
@@ -9,6 +10,7 @@ import { env } from "@/lib/env";
 import { listAllGenerations, listRecentDeliveries, spendByOwner } from "@/lib/generations/admin-queries";
 import { spendWindowBounds } from "@/lib/generations/spend-limit";
 import { signOutAdmin } from "./actions";
+import { CreditsPanel } from "./_components/credits-panel";
 import { AdminSignInForm } from "./_components/sign-in-form";
 
 export const dynamic = "force-dynamic";
@@ -58,6 +60,7 @@ export default async function AdminPage({ searchParams }: { searchParams: Search
           </button>
         </form>
       </div>
+      <CreditsPanel />
       <form role="search" className="flex flex-wrap gap-2">
         <label htmlFor="admin-q" className="sr-only">
           Owner, generation or task id

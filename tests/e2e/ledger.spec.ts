@@ -6,7 +6,7 @@
 // against the simulator. Each also checks what the app itself recorded: the
 // card's credits and the visitor's spend, which a double apply would double.
 import type { Page } from "@playwright/test";
-import { E2E_GATEWAY_API_KEY } from "../../playwright.config";
+import { E2E_ADMIN_PASSWORD, E2E_GATEWAY_API_KEY } from "../../playwright.config";
 import { executeInAppDatabase } from "./database";
 import { expect, test } from "./fixtures";
 
@@ -113,4 +113,31 @@ test("out of credits (402): the form says what it needs and links to buying; not
   await gallery.page.locator("header").screenshot({ path: test.info().outputPath("header-held.png") });
   await expect(gallery.badge(simulator.prompt("Just a glimpse"))).toHaveText("Ready");
   await expect(gallery.page.getByTestId("credits-held")).toHaveCount(0);
+});
+
+test("the operator: /admin shows the gateway's balance and grants a visitor credits, which their header shows", async ({ gallery, simulator }) => {
+  await gallery.goto();
+  const before = await gallery.balanceValue();
+  const [cookie] = (await gallery.page.context().cookies()).filter((c) => c.name === "framehook_viewer");
+  const ownerId = cookie!.value.split(".")[0]!;
+
+  const admin = await gallery.page.context().newPage();
+  await admin.goto("/admin");
+  await admin.getByLabel("Admin password").fill(E2E_ADMIN_PASSWORD);
+  await admin.getByRole("button", { name: "Sign in" }).click();
+  const gateway = await simulator.control.credits(E2E_GATEWAY_API_KEY);
+  await expect(admin.getByTestId("gateway-balance")).toHaveText(gateway.toLocaleString("en-US", { maximumFractionDigits: 4 }));
+  await expect(admin.getByTestId("sold-vs-spent")).toContainText("gateway credits");
+
+  const form = admin.getByRole("form", { name: "Adjust credits" });
+  await form.getByLabel("Owner").fill(ownerId);
+  await form.getByLabel("Credits (negative takes)").fill("40");
+  await form.getByLabel("Reason").fill("goodwill after an outage");
+  await form.getByRole("button", { name: "Adjust" }).click();
+  await expect(form.getByRole("status")).toHaveText(`Done: ${ownerId} now has ${(before + 40).toLocaleString("en-US")} credits.`);
+  await admin.locator("#credits").locator("..").screenshot({ path: test.info().outputPath("admin-credits.png") });
+  await admin.close();
+
+  await gallery.page.reload();
+  expect(await gallery.balanceValue()).toBe(before + 40);
 });

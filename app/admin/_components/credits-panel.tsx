@@ -1,0 +1,54 @@
+// /admin's credits: the operator's balance at the gateway (with a warning when
+// it runs low), what was sold against what the gateway cost, what users hold
+// and owe, and the form that grants or takes an owner's credits.
+import { formatPackPrice } from "@/lib/credits/prices";
+import { readCreditsOverview } from "@/lib/credits/overview";
+import { getCreditBalance } from "@/lib/gateway/balance";
+import { AdjustCreditsForm } from "./adjust-credits-form";
+
+/** Below this the gateway refuses new tasks soon: about the top-up the gateway suggests to begin with. */
+const LOW_GATEWAY_BALANCE = 5;
+const card = "rounded-2xl bg-white p-4 shadow-sm ring-1 ring-zinc-200 sm:p-6 dark:bg-zinc-900 dark:ring-zinc-800";
+const whole = (n: number) => n.toLocaleString("en-US");
+
+export async function CreditsPanel() {
+  const [gateway, overview] = await Promise.all([getCreditBalance({ fresh: true }).catch(() => null), readCreditsOverview()]);
+  const low = gateway !== null && gateway < LOW_GATEWAY_BALANCE;
+  return (
+    <section aria-labelledby="credits" className={`${card} space-y-4`}>
+      <h2 id="credits" className="font-semibold">
+        Credits
+      </h2>
+      <dl className="grid gap-3 text-sm sm:grid-cols-3">
+        <div>
+          <dt className="text-zinc-600 dark:text-zinc-400">Your balance at the gateway</dt>
+          <dd className="font-semibold tabular-nums" data-testid="gateway-balance">
+            {gateway === null ? "unavailable" : gateway.toLocaleString("en-US", { maximumFractionDigits: 4 })}
+          </dd>
+          {low ? (
+            <dd role="alert" className="mt-1 text-red-700 dark:text-red-300">
+              Low: top up the gateway account, or new videos will be refused.
+            </dd>
+          ) : null}
+        </div>
+        <div>
+          <dt className="text-zinc-600 dark:text-zinc-400">Sold (less refunds) · spent at the gateway</dt>
+          <dd className="tabular-nums" data-testid="sold-vs-spent">
+            {overview.sales.length === 0
+              ? "nothing sold yet"
+              : overview.sales.map((s) => `${formatPackPrice({ unitAmount: s.paid - s.refunded, currency: s.currency })} (${s.purchases})`).join(", ")}{" "}
+            · {overview.gatewaySpent.toLocaleString("en-US", { maximumFractionDigits: 4 })} gateway credits
+          </dd>
+        </div>
+        <div>
+          <dt className="text-zinc-600 dark:text-zinc-400">Users’ credits</dt>
+          <dd className="tabular-nums">
+            {whole(overview.creditsSold)} sold, {whole(overview.creditsGranted)} granted, {whole(overview.creditsCharged)} charged, {whole(overview.creditsHeld)} held
+            {overview.creditsOwed ? `, ${whole(overview.creditsOwed)} owed (refunded after they were spent)` : ""}
+          </dd>
+        </div>
+      </dl>
+      <AdjustCreditsForm />
+    </section>
+  );
+}
