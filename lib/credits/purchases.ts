@@ -74,10 +74,15 @@ export async function creditPaidCheckout(paid: PaidCheckout): Promise<{ credited
           // Concurrent deliveries of one session queue here; each then finds what the previous one wrote.
           await lockCredits(tx, paid.ownerId);
           if (await tx.purchase.findUnique({ where: { checkoutSessionId: paid.checkoutSessionId }, select: { ownerId: true } })) return false;
+          // A guest who bought and has since signed in and kept their work (lib/viewer/claim-guest.ts) is that
+          // account now: its credits go there, under its lock too (the claim's order: guest, then account).
+          const claimedBy = (await tx.guestClaim.findUnique({ where: { guestId: paid.ownerId }, select: { userId: true } }))?.userId;
+          const ownerId = claimedBy ? `user:${claimedBy}` : paid.ownerId;
+          if (claimedBy) await lockCredits(tx, ownerId);
           await tx.purchase.create({
             data: {
               checkoutSessionId: paid.checkoutSessionId,
-              ownerId: paid.ownerId,
+              ownerId,
               packId: paid.packId,
               credits: paid.credits,
               amountTotal: paid.amountTotal,
@@ -86,7 +91,7 @@ export async function creditPaidCheckout(paid: PaidCheckout): Promise<{ credited
             },
           });
           await appendEntry(tx, {
-            ownerId: paid.ownerId,
+            ownerId,
             kind: "PURCHASE",
             amount: paid.credits,
             idempotencyKey: ledgerKey.purchase(paid.checkoutSessionId),

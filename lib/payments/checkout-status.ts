@@ -15,9 +15,10 @@ export type CheckoutStatus =
 
 const SESSION_ID = /^cs_(test|live)_\w{1,250}$/;
 
-export async function getCheckoutStatus({ sessionId, ownerId }: { sessionId: string; ownerId: string }): Promise<CheckoutStatus> {
+/** `owners`: the viewer's id, and the guest of their cookie (who may have bought before signing in). */
+export async function getCheckoutStatus({ sessionId, owners }: { sessionId: string; owners: string[] }): Promise<CheckoutStatus> {
   if (!SESSION_ID.test(sessionId)) return { state: "not_found" };
-  const purchase = await findPurchase({ checkoutSessionId: sessionId, ownerId });
+  const purchase = (await Promise.all(owners.map((ownerId) => findPurchase({ checkoutSessionId: sessionId, ownerId })))).find(Boolean);
   const stripe = stripeClient();
   if (purchase) return { state: "credited", credits: purchase.credits, packName: findCreditPack(purchase.packId)?.name ?? purchase.packId };
   if (!stripe) return { state: "unavailable" };
@@ -30,7 +31,8 @@ export async function getCheckoutStatus({ sessionId, ownerId }: { sessionId: str
     return { state: "unavailable" };
   }
   // Another owner's session reads as an unknown one.
-  if (session.client_reference_id !== ownerId && session.metadata?.ownerId !== ownerId) return { state: "not_found" };
+  const startedBy = [session.client_reference_id, session.metadata?.ownerId];
+  if (!owners.some((ownerId) => startedBy.includes(ownerId))) return { state: "not_found" };
   const pack = findCreditPack(session.metadata?.packId ?? "");
   const packName = pack?.name ?? "Credits";
   const credits = pack?.credits ?? 0;

@@ -12,29 +12,40 @@
 // signed cookie only, never from a request body.
 import "server-only";
 import { appendEntry, ledgerKey, lockCredits, readCreditSummary } from "@/lib/credits/ledger";
+import { retryTransaction } from "@/lib/database/errors";
 import { prisma } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { announceGenerationChange } from "@/lib/generations/store";
 
-export type GuestHoldings = { generations: number; uploads: number };
-export type ClaimResult = GuestHoldings & { alreadyClaimed: boolean; credits: number };
+/** What a guest made and bought: the prompt names what is there (credits only when some were bought). */
+export type GuestHoldings = { generations: number; uploads: number; purchases: number; credits: number };
+export type ClaimResult = { generations: number; uploads: number; credits: number; alreadyClaimed: boolean };
 
 /** The owner id an account's rows carry (lib/viewer/get-viewer.ts). */
 export const accountOwnerId = (userId: string) => `user:${userId}`;
 
 /** What the prompt counts: the videos the guest's gallery shows, and the uploads they kept. */
 export async function guestHoldings(guestId: string): Promise<GuestHoldings> {
-  const [generations, uploads] = await Promise.all([
+  const [generations, uploads, purchases, credits] = await Promise.all([
     prisma.generation.count({ where: { ownerId: guestId, deletedAt: null } }),
     prisma.upload.count({ where: { ownerId: guestId } }),
+    prisma.purchase.count({ where: { ownerId: guestId } }),
+    prisma.creditEntry.aggregate({ where: { ownerId: guestId }, _sum: { amount: true } }),
   ]);
-  return { generations, uploads };
+  return { generations, uploads, purchases, credits: Number(credits._sum.amount ?? 0) };
 }
+
+/** Whether the claim prompt has anything to offer: credits count only when the guest bought some (every guest is welcomed). */
+export const holdsAnything = (h: GuestHoldings) => h.generations > 0 || h.uploads > 0 || h.purchases > 0;
 
 /** Who a guest was claimed by, or null. */
 export async function guestClaimedBy(guestId: string): Promise<string | null> {
   return (await prisma.guestClaim.findUnique({ where: { guestId }, select: { userId: true } }))?.userId ?? null;
 }
+
+/** SQLite answers "busy" to a writer that waits too long: the claim is retried whole, as the store's writes are. */
+const BUSY_WAIT_MS = 10_000;
+const TRANSACTION_OPTIONS = { maxWait: 5_000, timeout: 10_000 };
 
 /** Announced one by one (each a card on the account's other devices); past this many, their safety-net poll catches up. */
 const ANNOUNCED_MOVES = 100;
@@ -42,13 +53,18 @@ const ANNOUNCED_MOVES = 100;
 export async function claimGuest({ guestId, userId }: { guestId: string; userId: string }): Promise<ClaimResult> {
   const owner = accountOwnerId(userId);
   if (guestId.startsWith("user:")) throw new AppError("invalid_input", "Only a guest can be claimed.");
-  const result = await prisma.$transaction(async (tx) => {
+  const result = await retryTransaction(() => prisma.$transaction(async (tx) => {
     // The claim's row first: of two accounts claiming one guest at once, the second waits here and then finds it taken.
     await tx.$executeRaw`INSERT INTO "GuestClaim" ("guestId", "userId", "claimedAt", "generations", "uploads")
       VALUES (${guestId}, ${userId}, ${new Date()}, 0, 0) ON CONFLICT ("guestId") DO NOTHING`;
     const claim = await tx.guestClaim.findUniqueOrThrow({ where: { guestId } });
     if (claim.userId !== userId) throw new AppError("conflict", "What this browser made already belongs to another account.");
     const alreadyClaimed = claim.generations > 0 || claim.uploads > 0;
+    // Both owners' credit locks before anything moves (the guest's, then the account's: a hold takes one owner's
+    // lock only, so no two writers wait in a cycle). A guest's submission holding the guest's lock commits first,
+    // and its generation and its hold then move together.
+    await lockCredits(tx, guestId);
+    await lockCredits(tx, owner);
 
     // Idempotency keys are "<owner>:<key>": re-prefixed, except one the account already used (its own row keeps it).
     const guestPrefix = `${guestId}:`;
@@ -73,7 +89,7 @@ export async function claimGuest({ guestId, userId }: { guestId: string; userId:
       await tx.guestClaim.update({ where: { guestId }, data: { generations: { increment: generations }, uploads: { increment: uploads } } });
     }
     return { generations, uploads, credits, alreadyClaimed, announce: moved.map((g) => g.id) };
-  });
+  }, TRANSACTION_OPTIONS), { waitMs: BUSY_WAIT_MS });
   // After the commit: the account's open tabs on other devices get the cards.
   for (const id of result.announce) await announceGenerationChange({ id });
   return { generations: result.generations, uploads: result.uploads, credits: result.credits, alreadyClaimed: result.alreadyClaimed };
@@ -81,11 +97,8 @@ export async function claimGuest({ guestId, userId }: { guestId: string; userId:
 
 type Transaction = Parameters<Extract<Parameters<typeof prisma.$transaction>[0], (tx: never) => unknown>>[0];
 
-/** Moves the guest's ledger rows and purchases under both owners' credit locks; returns the credits the account gained. */
+/** Moves the guest's ledger rows and purchases (both owners' credit locks are held); returns the credits the account gained. */
 async function moveCredits(tx: Transaction, { guestId, owner }: { guestId: string; owner: string }): Promise<number> {
-  // The guest's lock, then the account's: a hold takes one owner's lock only, so no two writers wait in a cycle.
-  await lockCredits(tx, guestId);
-  await lockCredits(tx, owner);
   const [guest, account] = await Promise.all([readCreditSummary(tx, guestId), readCreditSummary(tx, owner)]);
   const moved = (await tx.creditEntry.updateMany({ where: { ownerId: guestId }, data: { ownerId: owner } })).count;
   await tx.purchase.updateMany({ where: { ownerId: guestId }, data: { ownerId: owner } });
@@ -95,7 +108,9 @@ async function moveCredits(tx: Transaction, { guestId, owner }: { guestId: strin
     where: { ownerId: owner, kind: "GRANT", idempotencyKey: ledgerKey.welcome(guestId) },
     _sum: { amount: true },
   });
-  const takeBack = Math.min(Number(welcome._sum.amount ?? 0), Math.max(0, guest.credits));
+  // At most what the account holds once the guest's rows are in: a guest whose grant is held by a video in flight
+  // still gives it back (its release, or what its capture leaves, lands on the account later).
+  const takeBack = Math.min(Number(welcome._sum.amount ?? 0), Math.max(0, account.credits + guest.credits));
   if (takeBack > 0) {
     await appendEntry(tx, {
       ownerId: owner,

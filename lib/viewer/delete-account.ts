@@ -5,6 +5,7 @@
 // transaction cannot take back. A file that cannot be deleted is logged with
 // its key (the row is gone, so nothing serves it).
 import "server-only";
+import { lockCredits } from "@/lib/credits/ledger";
 import { prisma } from "@/lib/db";
 import { getMediaStorage } from "@/lib/storage/storage";
 import { accountOwnerId } from "./claim-guest";
@@ -14,6 +15,8 @@ export type DeletedAccount = { generations: number; uploads: number; files: numb
 export async function deleteAccount({ userId }: { userId: string }): Promise<DeletedAccount> {
   const ownerId = accountOwnerId(userId);
   const { keys, generations, uploads } = await prisma.$transaction(async (tx) => {
+    // Under the account's credit lock: a hold or a purchase landing now waits, then finds no user (see purchases.ts).
+    await lockCredits(tx, ownerId);
     const copies = await tx.mediaCopy.findMany({ where: { generation: { ownerId } }, select: { storageKey: true, stillKey: true } });
     const ownUploads = await tx.upload.findMany({ where: { ownerId }, select: { storageKey: true } });
     const uploads = (await tx.upload.deleteMany({ where: { ownerId } })).count;

@@ -173,6 +173,27 @@ describe("credits", () => {
     expect((await prisma.purchase.findFirstOrThrow({ where: { checkoutSessionId: sessionId } })).ownerId).toBe(owner);
     expect(await prisma.creditEntry.count({ where: { ownerId: owner, idempotencyKey: `claim:welcome:${guestId}` } })).toBe(1);
   });
+
+  test("a guest who only bought is asked too; a purchase whose webhook lands after the claim goes to the account", async () => {
+    const b = browser();
+    await b("/");
+    const guestId = b.guestId()!;
+    const pack = CREDIT_PACKS[0]!;
+    const paid = (id: string) => ({ checkoutSessionId: id, ownerId: guestId, packId: pack.id, credits: pack.credits, amountTotal: pack.unitAmount, currency: pack.currency, paymentIntentId: null });
+    await creditPaidCheckout(paid(`cs_test_only_${guestId}`));
+    const userId = await signIn(b, email("only-bought"));
+    expect((await (await b("/welcome")).text()).replaceAll("<!-- -->", "")).toContain("Keep the credits you bought in this browser?");
+    await callAction(b, "keepGuestWork", [], "/welcome");
+    const owner = `user:${userId}`;
+    const before = await creditBalance(owner);
+
+    // The buyer paid as the guest; Stripe's webhook arrives after the claim: the account is credited, not the claimed guest.
+    const late = `cs_test_late_${guestId}`;
+    expect((await creditPaidCheckout(paid(late))).credited).toBe(true);
+    expect((await prisma.purchase.findUniqueOrThrow({ where: { checkoutSessionId: late } })).ownerId).toBe(owner);
+    expect(await creditBalance(owner)).toBe(before + pack.credits);
+    expect(await creditBalance(guestId)).toBe(0);
+  });
 });
 
 describe("sessions and deletion", () => {

@@ -18,7 +18,7 @@ export default async function CheckoutSuccessPage({ searchParams }: { searchPara
   const sessionId = typeof raw === "string" ? raw : "";
   const viewer = await getViewer();
   const [status, balance]: [CheckoutStatus, { credits: number } | null] = viewer
-    ? await Promise.all([getCheckoutStatus({ sessionId, ownerId: viewer.id }), showCreditBalance({ ownerId: viewer.id })])
+    ? await Promise.all([getCheckoutStatus({ sessionId, owners: [viewer.id, ...(viewer.guestId && viewer.guestId !== viewer.id ? [viewer.guestId] : [])] }), showCreditBalance({ ownerId: viewer.id })])
     : [{ state: "not_found" }, null];
 
   return (
