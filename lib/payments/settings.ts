@@ -9,7 +9,11 @@ const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === 
 
 /** The simulator takes any test-mode key; this one names itself in its logs. */
 export const SIMULATOR_SECRET_KEY = "sk_test_framehook_payments_simulator";
-/** Public (it is in this file), so it signs only the simulator's events, and never in production. */
+/**
+ * Public (it is in this file), so it signs only the simulator's events, never
+ * in production, and only for an app on loopback: a development app reached
+ * through a tunnel would otherwise accept anyone's forged purchase.
+ */
 export const DEV_WEBHOOK_SECRET = "whsec_framehook_dev_only_not_a_secret";
 export const LOCAL_PAYMENTS_SIMULATOR = "http://127.0.0.1:4020";
 
@@ -35,7 +39,7 @@ export type PaymentsSettings =
  * one (the development secret is public).
  */
 export function resolvePaymentsSettings(
-  raw: PaymentsFields & { NODE_ENV: string },
+  raw: PaymentsFields & { NODE_ENV: string; PUBLIC_BASE_URL: string },
   { serving, issue }: { serving: boolean; issue: (name: string, message: string) => void },
 ): PaymentsSettings {
   const production = raw.NODE_ENV === "production";
@@ -52,7 +56,12 @@ export function resolvePaymentsSettings(
   return {
     mode: "simulator",
     secretKey: SIMULATOR_SECRET_KEY,
-    webhookSecret: raw.STRIPE_WEBHOOK_SECRET ?? (production ? undefined : DEV_WEBHOOK_SECRET),
+    webhookSecret: raw.STRIPE_WEBHOOK_SECRET ?? (production || !onLoopback(raw.PUBLIC_BASE_URL) ? undefined : DEV_WEBHOOK_SECRET),
     simulatorUrl: raw.PAYMENTS_SIMULATOR_URL ?? LOCAL_PAYMENTS_SIMULATOR,
   };
+}
+
+function onLoopback(href: string): boolean {
+  const host = new URL(href).hostname;
+  return host === "localhost" || host === "[::1]" || /^127\./.test(host);
 }
