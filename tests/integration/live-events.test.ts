@@ -122,7 +122,8 @@ describe("every writer publishes", () => {
     const marker = uniqueMarker("refused");
     await app.simulator.scenario({ match: marker, submitStatus: 402 });
     const { status } = await submitPrompt(app, `too dear ${marker}`);
-    expect(status).toBe(402);
+    // The gateway's 402 is the operator's balance, not the visitor's credits: the app answers 503 (lib/generations/submit-failure.ts).
+    expect(status).toBe(503);
     const row = await prisma.generation.findFirstOrThrow({ where: { prompt: { contains: marker } } });
     expect(await carried(stream, row.id, "SUBMIT_FAILED")).toEqual(["SUBMITTING", "SUBMIT_FAILED"]);
   });
