@@ -95,6 +95,24 @@ export function holdCredits(model: Pick<ModelSpec, "usdPerSecond">, durationSeco
 }
 
 /**
+ * The largest charge the outcome write takes: a ledger amount is a 32-bit
+ * integer column on PostgreSQL, so a gateway figure priced above it (a
+ * garbled or hostile `creditsConsumed`, 1e12) would fail that write on every
+ * retry. Any charge this large is far above its hold, and captured at the hold.
+ */
+export const MAX_CHARGE_CREDITS = 2_147_483_647;
+
+/**
+ * A SUCCESS's charge as the outcome write takes it (it caps it at the hold
+ * itself): the gateway's `creditsConsumed` priced in whole credits, at most
+ * MAX_CHARGE_CREDITS; null when the gateway did not say (the hold is the cost).
+ */
+export function gatewayChargeCredits(creditsConsumed: number | null, pricing: CreditPricing = DEFAULT_PRICING): number | null {
+  if (creditsConsumed === null || !Number.isFinite(creditsConsumed)) return null;
+  return Math.min(creditsForUsd(creditsConsumed * GATEWAY_USD_PER_CREDIT, pricing), MAX_CHARGE_CREDITS);
+}
+
+/**
  * What a SUCCESS costs the user, given the gateway's `creditsConsumed`: that
  * cost in credits, never more than the hold (a higher gateway figure is the
  * operator's loss, reported as `overHold`); the whole hold when the gateway

@@ -9,7 +9,7 @@ import "server-only";
 import { invalidateCreditBalance } from "@/lib/gateway/balance";
 import { ledgerKey } from "@/lib/credits/ledger";
 import { creditPricing } from "@/lib/credits/pricing";
-import { creditsForUsd, GATEWAY_USD_PER_CREDIT } from "@/lib/credits/prices";
+import { gatewayChargeCredits } from "@/lib/credits/prices";
 import type { OutcomeChange, OutcomeWrite } from "@/lib/database/outcome-write";
 import { writeOutcome } from "@/lib/db";
 import { env } from "@/lib/env";
@@ -100,7 +100,8 @@ function settlementFor(generationId: string, snapshot: TaskSnapshot): OutcomeWri
     return { kind: "RELEASE", key: ledgerKey.release(generationId), holdKey, charge: null, note: `task ${snapshot.state.toLowerCase()}`, overNote: "" };
   }
   const consumed = snapshot.creditsConsumed !== null && Number.isFinite(snapshot.creditsConsumed) ? snapshot.creditsConsumed : null;
-  const charge = consumed === null ? null : creditsForUsd(consumed * GATEWAY_USD_PER_CREDIT, creditPricing());
+  // Bounded before it reaches SQL (a 32-bit column on PostgreSQL); the write caps it at the hold.
+  const charge = gatewayChargeCredits(consumed, creditPricing());
   const reported = consumed === null ? "the gateway did not say what it charged: the hold" : `the gateway charged ${consumed} (${charge} credits)`;
   return { kind: "CAPTURE", key: ledgerKey.capture(generationId), holdKey, charge, note: reported, overNote: `${reported}, above the hold: captured at the hold` };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { chargeCredits, CREDIT_PACKS, creditsForUsd, findCreditPack, formatPackPrice, holdCredits } from "@/lib/credits/prices";
+import { chargeCredits, CREDIT_PACKS, creditsForUsd, findCreditPack, formatPackPrice, gatewayChargeCredits, holdCredits, MAX_CHARGE_CREDITS } from "@/lib/credits/prices";
 import { findModel, MODELS } from "@/lib/models/catalog";
 
 describe("creditsForUsd (markup 1.5, a credit worth $0.10: rounded up to a whole credit)", () => {
@@ -69,6 +69,24 @@ describe("chargeCredits: a SUCCESS never costs more than its hold", () => {
     [NaN, 11, 11, false],
   ])("gateway %s with a hold of %s → %s (over: %s)", (consumed, hold, charge, overHold) => {
     expect(chargeCredits(consumed, hold)).toEqual({ charge, overHold });
+  });
+});
+
+describe("gatewayChargeCredits: the charge the outcome write takes fits a 32-bit column", () => {
+  test.each([
+    [0.704, 11],
+    [0, 0],
+    [null, null],
+    [NaN, null],
+    // Priced at 1.5e13 and 1.5e301 credits: past PostgreSQL's integer, whose write would fail on every retry.
+    [1e12, MAX_CHARGE_CREDITS],
+    [1e300, MAX_CHARGE_CREDITS],
+  ])("gateway %s → %s", (consumed, charge) => {
+    expect(gatewayChargeCredits(consumed)).toBe(charge);
+  });
+
+  test("the bound is PostgreSQL's largest integer", () => {
+    expect(MAX_CHARGE_CREDITS).toBe(2 ** 31 - 1);
   });
 });
 
