@@ -113,6 +113,9 @@ export async function startStack({ workDir, engine, appPort, simulatorPort }: { 
         POLL_STALE_MS: String(pollStaleMs),
         // The polling benchmark submits 20 tasks at once from one address.
         SUBMIT_RATE_LIMIT: "0",
+        // Each benchmark's owner submits hundreds of generations: a welcome grant that covers them
+        // (the holds are still taken and settled, as in production).
+        CREDITS_WELCOME_GRANT: "1000000000",
         // Benchmark 7 keeps 50 tabs of the bench owner open, all from 127.0.0.1:
         // past the stream caps for one owner (10) and one address (30).
         EVENTS_MAX_STREAMS_PER_OWNER: "100",
