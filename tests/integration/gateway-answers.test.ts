@@ -5,7 +5,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
-import { afterAll, beforeEach, describe, expect, test } from "vitest";
+import { afterAll, beforeEach, describe, expect, test, vi } from "vitest";
 import { startApp, waitFor } from "../support/app";
 import { readGeneration, submitPrompt, type GenerationBody } from "../support/generations";
 
@@ -44,6 +44,8 @@ afterAll(async () => {
 });
 
 const success = { state: "SUCCESS", resultUrls: ["https://cdn.example/clip.mp4"], creditsConsumed: 0.2816 };
+/** What submitPrompt's default (alpha 480p, 2 s) holds: 4.224 credits, rounded up. */
+const HOLD_2S = 5;
 beforeEach(() => {
   submitAnswer = () => json(200, { code: 200, msg: "success", data: { taskId: `task_stub_${++taskCount}` } });
   statusAnswer = (taskId) => json(200, { code: 200, data: { taskId, state: "PENDING" } });
@@ -114,15 +116,28 @@ describe("404s never invent a final FAILURE", () => {
     expect(flagged.pollLeaseUntil!.getTime() - Date.now()).toBeGreaterThan(10_000);
     expect(await readGeneration(app, id)).toMatchObject({ state: "PENDING", notFoundSince: expect.any(String), lost: false });
 
-    // Hours later: flagged lost for the UI, still PENDING, still polled.
-    await prisma.generation.update({ where: { id }, data: { notFoundSince: new Date(Date.now() - env.TASK_LOST_AFTER_MS - 60_000) } });
-    expect(await poll(id)).toMatchObject({ state: "PENDING" });
-    expect(await readGeneration(app, id)).toMatchObject({ state: "PENDING", lost: true, creditsConsumed: null });
+    const ledger = () => prisma.creditEntry.findMany({ where: { generationId: id }, orderBy: { id: "asc" } }).then((rows) => rows.map((e) => [e.kind, e.amount]));
+    expect(await ledger()).toEqual([["HOLD", -HOLD_2S]]);
 
-    // Then the gateway reports the real outcome: the user sees the charge they paid.
-    statusAnswer = () => json(200, { taskId, ...success });
-    expect(await poll(id)).toMatchObject({ state: "SUCCESS", creditsConsumed: 0.2816, errorCode: null, pollNotFound: 0, notFoundSince: null });
-    expect(await readGeneration(app, id)).toMatchObject({ state: "SUCCESS", lost: false, notFoundSince: null });
+    // Hours later: flagged lost for the UI, still PENDING, still polled; its hold is given back, once.
+    const warn = vi.spyOn(console, "warn");
+    try {
+      await prisma.generation.update({ where: { id }, data: { notFoundSince: new Date(Date.now() - env.TASK_LOST_AFTER_MS - 60_000) } });
+      expect(await poll(id)).toMatchObject({ state: "PENDING" });
+      expect(await poll(id)).toMatchObject({ state: "PENDING" });
+      expect(await readGeneration(app, id)).toMatchObject({ state: "PENDING", lost: true, creditsConsumed: null });
+      expect(await ledger()).toEqual([["HOLD", -HOLD_2S], ["RELEASE", HOLD_2S]]);
+      expect(warn.mock.calls.flat().filter((line) => String(line).includes(`generation ${id}: the gateway has not known its task`))).toHaveLength(1);
+
+      // Then the gateway reports the real outcome: applied, the gateway's figure shown, and free to the user (logged for the operator).
+      statusAnswer = () => json(200, { taskId, ...success });
+      expect(await poll(id)).toMatchObject({ state: "SUCCESS", creditsConsumed: 0.2816, errorCode: null, pollNotFound: 0, notFoundSince: null });
+      expect(await readGeneration(app, id)).toMatchObject({ state: "SUCCESS", lost: false, notFoundSince: null });
+      expect(await ledger()).toEqual([["HOLD", -HOLD_2S], ["RELEASE", HOLD_2S]]);
+      expect(warn.mock.calls.flat().some((line) => String(line).includes(`generation ${id}: a task whose hold of ${HOLD_2S} credits had been given back`))).toBe(true);
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   test("a FAILURE an older version inferred from 404s gives way to the gateway's real report", async () => {
@@ -153,7 +168,8 @@ describe("with callbacks off, every stored flag and message says so", () => {
   test("a refused submission is stored with callbacks off", async () => {
     submitAnswer = () => json(402, { code: 402, msg: "insufficient credits" });
     const { status, body } = await submitPrompt(app, "refused");
-    expect(status).toBe(402);
+    // The gateway's 402 is the operator's balance: the app answers 503 (the visitor's own credits answer 402).
+    expect(status).toBe(503);
     expect(await readGeneration(app, (body.generation as { id: string }).id)).toMatchObject({ state: "SUBMIT_FAILED", callbackEnabled: false });
   });
 
