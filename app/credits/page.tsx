@@ -1,5 +1,6 @@
 // Buy credits: the viewer's balance and the packs on sale, each with its Buy
-// button (Stripe Checkout, or the local payments simulator without a key).
+// button (Stripe Checkout, or the local payments simulator without a key),
+// then the history of the viewer's credits.
 import Link from "next/link";
 import { showCreditBalance } from "@/lib/credits/balance";
 import { CREDIT_PACKS, formatPackPrice } from "@/lib/credits/prices";
@@ -8,6 +9,7 @@ import { CHECKOUT_CANCELLED } from "@/lib/payments/checkout";
 import { paymentsMode } from "@/lib/payments/stripe-client";
 import { getViewer } from "@/lib/viewer/get-viewer";
 import { BuyPackForm } from "./_components/buy-pack-form";
+import { CreditHistory } from "./_components/credit-history";
 import { BalanceLine, card, formatCreditCount, Notice } from "./_components/credits-ui";
 
 export const dynamic = "force-dynamic";
@@ -73,6 +75,7 @@ export default async function CreditsPage({ searchParams }: { searchParams: Sear
           </Link>
         </p>
       </section>
+      {viewer ? <CreditHistory ownerId={viewer.id} /> : null}
     </main>
   );
 }

@@ -49,6 +49,13 @@ test("duplicate callbacks: one card, the hold captured once, the gateway charged
   expect(await spent(gallery.page)).toBeCloseTo(spentBefore + 0.704, 4);
   await gallery.page.reload();
   expect(await gallery.balanceValue()).toBe(before - HOLD);
+
+  // The history on /credits: one hold, settled by one capture, newest first.
+  await gallery.page.getByTestId("credits-balance").click();
+  await expect(gallery.page).toHaveURL(/\/credits$/);
+  const rows = gallery.page.getByTestId("credit-history-row");
+  await expect(rows).toHaveText([/The video is ready: it cost 11 credits\s*0$/, /Held for a video\s*-11$/, /Welcome credits\s*\+1,000,000$/]);
+  await gallery.page.getByRole("region", { name: "History" }).screenshot({ path: test.info().outputPath("credit-history.png") });
 });
 
 test("a failed generation: the reason, Not charged, and the hold given back", async ({ gallery, simulator }) => {
