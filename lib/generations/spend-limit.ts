@@ -14,15 +14,9 @@ import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { Prisma } from "@/lib/generated/prisma/client";
-import { DEFAULT_DURATION_SECONDS, type ModelSpec } from "@/lib/models/catalog";
+import { gatewayCostUsd } from "@/lib/credits/prices";
+import type { ModelSpec } from "@/lib/models/catalog";
 import { ADOPTABLE_SUBMIT_FAILURES } from "./submit-failure";
-
-/**
- * Credits per output second assumed for "pay-per-use" models, whose rate the
- * gateway does not publish: above every published rate (0.1408/s), so the cap
- * errs on the side of refusing. Credits are USD at this gateway.
- */
-export const ASSUMED_CREDITS_PER_SECOND = 0.15;
 
 export type SpendWindow = "hour" | "day" | "week";
 export type Spend = { used: number; limit: number; window: SpendWindow; resetsAt: string };
@@ -32,9 +26,14 @@ const WINDOW_WORDS: Record<SpendWindow, string> = { hour: "this hour", day: "tod
 /** Money in floating point: totals within a ten-thousandth of the cap are at the cap. */
 const EPSILON = 1e-6;
 
+/**
+ * A submission's assumed cost in the gateway's credits (USD at this gateway),
+ * with the rate lib/credits/prices.ts assumes for "pay-per-use" models: above
+ * every published rate, so the cap errs on the side of refusing. The same
+ * figure, marked up, is what the submission holds of its owner's credits.
+ */
 export function estimateCredits(model: ModelSpec, durationSeconds: number | undefined): number {
-  const perSecond = model.usdPerSecond ?? ASSUMED_CREDITS_PER_SECOND;
-  return Math.round(perSecond * (durationSeconds ?? DEFAULT_DURATION_SECONDS) * 10_000) / 10_000;
+  return Math.round(gatewayCostUsd(model, durationSeconds) * 10_000) / 10_000;
 }
 
 /** Fixed windows in UTC (weeks start on Monday), the same for every owner. */
