@@ -1,39 +1,47 @@
 // Result clips of real size: what a real gateway returns for a 5 s task, at
 // the resolution of the model (480p at 1.5 Mbit/s, 720p at 4 Mbit/s, H.264,
-// +faststart) and the aspect ratio the task asked for. They are made once with
-// the system's FFmpeg into a cache folder outside the repository, shared by
-// every simulator process on the machine; without FFmpeg, results are the
-// small committed samples in media/ (and one line says so).
+// +faststart), the aspect ratio the task asked for, and a look picked by its
+// prompt (clip-looks.ts). Each is made with the system's FFmpeg when a task
+// first needs it, at most two at a time, into a cache folder outside the
+// repository shared by every simulator process on the machine; without FFmpeg,
+// results are the small committed samples in media/ (and one line says so).
 import { execFile, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { LOOKS, lookFor, lookSource, type Look } from "./clip-looks";
 
 export const SAMPLES_DIR = path.join(import.meta.dirname, "media");
 export const SAMPLES = ["sample-1.mp4", "sample-2.mp4", "sample-3.mp4"];
 
 export type ClipMode = "real-size" | "samples";
-type Recipe = { name: string; width: number; height: number; kbps: number };
+type Recipe = { name: string; width: number; height: number; kbps: number; look: Look };
 
 const DURATION_SECONDS = 5;
+const FPS = 24;
+/** Encodes running at once in one simulator: a burst of new looks queues rather than taking every core. */
+const MAX_ENCODES = 2;
 const ASPECTS = { "16:9": "16x9", "9:16": "9x16", "1:1": "1x1" } as const;
 const RESOLUTIONS = { "480p": { short: 480, long: 854, kbps: 1500 }, "720p": { short: 720, long: 1280, kbps: 4000 } } as const;
 
-export const RECIPES: Recipe[] = Object.entries(RESOLUTIONS).flatMap(([resolution, { short, long, kbps }]) =>
-  Object.values(ASPECTS).map((aspect) => ({
-    name: `clip-${resolution}-${aspect}.mp4`,
-    width: aspect === "9x16" ? short : aspect === "1x1" ? short : long,
-    height: aspect === "16x9" ? short : aspect === "1x1" ? short : long,
-    kbps,
-  })),
+/** Every clip the simulator can serve: each look at each resolution and aspect ratio (a bounded cache). */
+export const RECIPES: Recipe[] = LOOKS.flatMap((look) =>
+  Object.entries(RESOLUTIONS).flatMap(([resolution, { short, long, kbps }]) =>
+    Object.values(ASPECTS).map((aspect) => ({
+      name: `clip-${resolution}-${aspect}-${look.name}.mp4`,
+      width: aspect === "16x9" ? long : short,
+      height: aspect === "9x16" ? long : short,
+      kbps,
+      look,
+    })),
+  ),
 );
 
-/** Moving test pattern with a little grain, so frames differ and the encoder has real work to do. */
 function ffmpegArgs(recipe: Recipe, out: string): string[] {
-  const source = `testsrc2=size=${recipe.width}x${recipe.height}:rate=24:duration=${DURATION_SECONDS},noise=alls=12:allf=t`;
+  const source = lookSource(recipe.look, { width: recipe.width, height: recipe.height, fps: FPS, seconds: DURATION_SECONDS });
   const rate = `${recipe.kbps}k`;
-  return ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", source, "-c:v", "libx264", "-preset", "ultrafast", "-threads", "1",
+  return ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", source, "-t", String(DURATION_SECONDS), "-c:v", "libx264", "-preset", "ultrafast", "-threads", "1",
     "-b:v", rate, "-maxrate", rate, "-bufsize", rate, "-pix_fmt", "yuv420p", "-movflags", "+faststart", "-f", "mp4", out];
 }
 
@@ -49,18 +57,34 @@ export function clipPath(name: string, cacheDir = defaultClipCacheDir()): string
   return RECIPES.some((r) => r.name === name) ? path.join(cacheDir, name) : null;
 }
 
-/** The clip a task's result is: by the model's resolution (a `-480p` id, else 720p) and `input.aspect_ratio`. */
-export function clipNameFor({ model, input }: { model: string; input: Record<string, unknown> }): string {
+/**
+ * The clip a task's result is: by the model's resolution (a `-480p` id, else
+ * 720p), `input.aspect_ratio`, and the look its prompt hashes to among the first `looks`.
+ */
+export function clipNameFor({ model, input }: { model: string; input: Record<string, unknown> }, looks = LOOKS.length): string {
   const resolution = model.endsWith("-480p") ? "480p" : "720p";
   const asked = input.aspect_ratio;
   const aspect = typeof asked === "string" && asked in ASPECTS ? ASPECTS[asked as keyof typeof ASPECTS] : ASPECTS["16:9"];
-  return `clip-${resolution}-${aspect}.mp4`;
+  return `clip-${resolution}-${aspect}-${lookFor(input.prompt, looks).name}.mp4`;
 }
 
-export function createClipLibrary({ mode, cacheDir }: { mode: ClipMode; cacheDir: string }) {
+export function createClipLibrary({ mode, cacheDir, looks = LOOKS.length }: { mode: ClipMode; cacheDir: string; looks?: number }) {
   const dir = cacheDir || defaultClipCacheDir();
   const made = new Map<string, Promise<string>>();
+  const encodes = createLimiter(MAX_ENCODES);
   let ffmpeg: boolean | undefined;
+  let toldMissing = false;
+  // Looked for in the background from the start (main.ts waits for it before saying it listens):
+  // a synchronous look on the first submit would hold up that task and everything else.
+  const looked =
+    mode === "samples"
+      ? Promise.resolve()
+      : new Promise<void>((resolve) =>
+          execFile("ffmpeg", ["-version"], { timeout: 5_000, windowsHide: true }, (error) => {
+            ffmpeg ??= !error;
+            resolve();
+          }),
+        );
 
   function hasFfmpeg(): boolean {
     if (ffmpeg === undefined) {
@@ -69,16 +93,23 @@ export function createClipLibrary({ mode, cacheDir }: { mode: ClipMode; cacheDir
         ffmpeg = true;
       } catch {
         ffmpeg = false;
-        console.log("[simulator] ffmpeg not found on PATH: results are the small sample clips in simulator/media (install FFmpeg for real-size clips)");
       }
+    }
+    if (!ffmpeg && !toldMissing) {
+      toldMissing = true;
+      console.log("[simulator] ffmpeg not found on PATH: results are the small sample clips in simulator/media (install FFmpeg for real-size clips)");
     }
     return ffmpeg;
   }
 
+  /** One encode per clip and process; a failed one is forgotten, so the next request tries again. */
   function make(recipe: Recipe): Promise<string> {
+    const cached = path.join(dir, recipe.name);
+    if (fs.existsSync(cached)) return Promise.resolve(cached);
     let file = made.get(recipe.name);
     if (!file) {
-      file = makeOnce(recipe, dir);
+      file = encodes.run(() => makeOnce(recipe, dir));
+      file.catch(() => made.delete(recipe.name));
       made.set(recipe.name, file);
     }
     return file;
@@ -86,10 +117,18 @@ export function createClipLibrary({ mode, cacheDir }: { mode: ClipMode; cacheDir
 
   return {
     dir,
-    /** The result file name of a task that succeeded (`sampleIndex` picks a sample when clips are not made). */
-    nameFor(task: { model: string; input: Record<string, unknown> }, sampleIndex: number): string {
+    /** Resolves once FFmpeg has been looked for on PATH. */
+    findFfmpeg: () => looked,
+    /**
+     * The result file name of a task, named when it is submitted (`sampleIndex`
+     * picks a sample when clips are not made). Its clip starts being made in
+     * the background, so it is usually ready by the time the task succeeds.
+     */
+    resultFor(task: { model: string; input: Record<string, unknown> }, sampleIndex: number): string {
       if (mode === "samples" || !hasFfmpeg()) return SAMPLES[sampleIndex % SAMPLES.length]!;
-      return clipNameFor(task);
+      const name = clipNameFor(task, looks);
+      make(RECIPES.find((r) => r.name === name)!).catch(() => {});
+      return name;
     },
     /** The file to serve for `name`, made first if need be; a clip that cannot be made is served as a sample. Null: no such name. */
     async file(name: string): Promise<string | null> {
@@ -103,12 +142,32 @@ export function createClipLibrary({ mode, cacheDir }: { mode: ClipMode; cacheDir
         return path.join(SAMPLES_DIR, SAMPLES[0]!);
       }
     },
-    /** Makes every clip ahead of the first request for it (a no-op once the cache holds them). */
+    /** Makes every clip of the looks in use ahead of any task (a no-op once the cache holds them): for test runs. */
     async prepare(): Promise<{ made: number; ms: number }> {
       const started = Date.now();
       if (mode === "samples" || !hasFfmpeg()) return { made: 0, ms: 0 };
-      for (const recipe of RECIPES) await make(recipe);
-      return { made: RECIPES.length, ms: Date.now() - started };
+      const recipes = RECIPES.filter((r) => LOOKS.indexOf(r.look) < looks);
+      await Promise.all(recipes.map(make));
+      return { made: recipes.length, ms: Date.now() - started };
+    },
+  };
+}
+
+/** Runs at most `limit` of the given jobs at once, the others in the order they came. */
+function createLimiter(limit: number) {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return {
+    async run<T>(job: () => Promise<T>): Promise<T> {
+      if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+      else running++;
+      try {
+        return await job();
+      } finally {
+        const next = waiting.shift();
+        if (next) next();
+        else running--;
+      }
     },
   };
 }
@@ -155,8 +214,14 @@ async function makeOnce(recipe: Recipe, dir: string): Promise<string> {
 
 function encode(args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    execFile("ffmpeg", args, { timeout: 60_000, killSignal: "SIGKILL", windowsHide: true }, (error, _stdout, stderr) =>
+    const child = execFile("ffmpeg", args, { timeout: 60_000, killSignal: "SIGKILL", windowsHide: true }, (error, _stdout, stderr) =>
       error ? reject(new Error(`ffmpeg failed: ${String(stderr).trim().slice(0, 300) || error.message}`)) : resolve(),
     );
+    // Background work: the app, its dev server and the simulator's own timers go first.
+    try {
+      if (child.pid) os.setPriority(child.pid, 10);
+    } catch {
+      // Not allowed here: it runs at the normal priority.
+    }
   });
 }

@@ -2,6 +2,7 @@
 // from the app and reads nothing of the app's configuration). Most of them can
 // also be changed while it runs, under the same names, with PATCH /__control/config.
 import { z } from "zod";
+import { LOOKS } from "./clip-looks";
 
 const num = (fallback: number) => z.coerce.number().finite().min(0).default(fallback);
 const rate = (fallback: number) => z.coerce.number().min(0).max(1).default(fallback);
@@ -53,6 +54,8 @@ const schema = z.object({
   SIMULATOR_CLIPS: z.enum(["real-size", "samples"]).default("real-size"),
   /** Where real-size clips are cached; empty: a folder in the OS temp dir, shared by every simulator on the machine. */
   SIMULATOR_CLIP_CACHE_DIR: z.string().default(""),
+  /** How many looks (clip-looks.ts) prompts are spread over: each look is six cached clips; 1 gives every result the same one. */
+  SIMULATOR_CLIP_LOOKS: z.coerce.number().int().min(1).max(LOOKS.length).default(LOOKS.length),
   ...runtimeShape,
 });
 

@@ -18,6 +18,8 @@ export type Task = {
   cost: number;
   creditsConsumed: number;
   resultUrls: string[];
+  /** The result file's name, chosen at submit (its clip is made meanwhile); served once the task succeeds. */
+  resultName: string;
   failCode: string | null;
   failMsg: string | null;
   createdAt: number;
@@ -46,8 +48,8 @@ export class SimulatedGateway {
     private config: SimulatorConfig,
     private publicUrl: () => string,
     private onTerminal: (task: Task) => void,
-    /** The result file's name (simulator/clips.ts): by the model and aspect ratio asked for. */
-    private resultName: (task: Task, sampleIndex: number) => string,
+    /** Names a new task's result file (simulator/clips.ts): by the model, aspect ratio and prompt. */
+    private nameResult: (task: Task, sampleIndex: number) => string,
     private onInputFetched: (fetch: InputFetch) => void = () => {},
   ) {
     this.balance = config.SIMULATOR_START_CREDITS;
@@ -81,6 +83,7 @@ export class SimulatedGateway {
       cost,
       creditsConsumed: 0,
       resultUrls: [],
+      resultName: "",
       failCode: null,
       failMsg: null,
       createdAt: now,
@@ -91,6 +94,7 @@ export class SimulatedGateway {
       inputsDone: false,
       inputFailure: null,
     };
+    task.resultName = this.nameResult(task, parseInt(task.taskId.slice(-2), 16));
     this.held = round(this.held + cost);
     this.tasks.set(task.taskId, task);
     // Like a real gateway, it fetches the inputs first; one it cannot use fails the task at once, at no charge.
@@ -124,8 +128,7 @@ export class SimulatedGateway {
       task.creditsConsumed = task.cost;
       // Clamped: POST /__control/credits may have set the balance below what was held.
       this.balance = Math.max(0, round(this.balance - task.cost));
-      const name = this.resultName(task, parseInt(task.taskId.slice(-2), 16));
-      task.resultUrls = [`${this.publicUrl()}/media/${task.taskId}/${name}`];
+      task.resultUrls = [`${this.publicUrl()}/media/${task.taskId}/${task.resultName}`];
     } else {
       task.state = "FAILURE";
       task.failCode = task.inputFailure ? "input_fetch_failed" : (task.scenario?.failCode ?? "generation_failed");

@@ -4,13 +4,9 @@ import { createSimulator } from "./server";
 
 const config = loadConfig();
 const simulator = createSimulator(config);
-const url = await simulator.listen();
+const [url] = await Promise.all([simulator.listen(), simulator.clips.findFfmpeg()]);
 console.log(`[simulator] gateway simulator listening on ${url} (API key: SIMULATOR_API_KEY, ${config.SIMULATOR_START_CREDITS} credits)`);
-// In the background: a result served before this ends waits only for its own clip.
-simulator.clips.prepare().then(
-  ({ made, ms }) => made > 0 && ms > 1000 && console.log(`[simulator] made ${made} real-size result clips in ${ms}ms (cached in ${simulator.clips.dir})`),
-  (error: unknown) => console.error("[simulator] could not make the result clips:", error),
-);
+// No clip is made at start: each is made when a task first needs it (clips.ts).
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {

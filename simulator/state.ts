@@ -25,7 +25,7 @@ export function createState(config: SimulatorConfig, publicUrl: () => string) {
   };
   const callbacks = new CallbackSender(config, log);
   const inputs: InputFetch[] = [];
-  const clips = createClipLibrary({ mode: config.SIMULATOR_CLIPS, cacheDir: config.SIMULATOR_CLIP_CACHE_DIR });
+  const clips = createClipLibrary({ mode: config.SIMULATOR_CLIPS, cacheDir: config.SIMULATOR_CLIP_CACHE_DIR, looks: config.SIMULATOR_CLIP_LOOKS });
   const state = {
     /** The live settings: `config` itself, mutated by PATCH /__control/config and restored by reset. */
     settings: config,
@@ -34,7 +34,7 @@ export function createState(config: SimulatorConfig, publicUrl: () => string) {
     callbacks,
     /** The result files: real-size clips, or the committed samples. */
     clips,
-    gateway: new SimulatedGateway(config, publicUrl, (task) => callbacks.dispatch(task), clips.nameFor, (fetch) => {
+    gateway: new SimulatedGateway(config, publicUrl, (task) => callbacks.dispatch(task), clips.resultFor, (fetch) => {
       inputs.push(fetch);
       if (inputs.length > 10_000) inputs.shift();
     }),

@@ -1,12 +1,14 @@
 // Results served by the simulator itself: real-size clips at the model's
-// resolution and the task's aspect ratio (made with the system's FFmpeg), or
-// the committed samples under 200 KB without it; with byte ranges so a
-// <video> can seek, until the result URL expires (410).
+// resolution and the task's aspect ratio, in a look picked by the prompt (made
+// with the system's FFmpeg when first needed, then cached), or the committed
+// samples under 200 KB without it; with byte ranges so a <video> can seek,
+// until the result URL expires (410).
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeEach, describe, expect, test } from "vitest";
+import { lookFor, LOOKS } from "@/simulator/clip-looks";
 import { clipPath } from "@/simulator/clips";
 import { inputs, launchSimulator, marker, sleep, waitFor } from "./harness";
 
@@ -74,6 +76,44 @@ describe("real-size clips", () => {
     } finally {
       bare.stop();
       fs.rmSync(emptyDir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** A frame from the middle of a clip, shrunk to 8×8 RGB: enough to tell two looks apart. */
+function thumbnail(file: string): Buffer {
+  return execFileSync("ffmpeg", ["-v", "error", "-ss", "2.5", "-i", file, "-frames:v", "1", "-vf", "scale=8:8", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]);
+}
+
+describe("looks", () => {
+  test("made when first needed, never at start; the same prompt reuses its clip, another prompt's look looks different", async () => {
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-looks-"));
+    const looks = await launchSimulator({ ...FAST, SIMULATOR_CLIP_LOOKS: String(LOOKS.length), SIMULATOR_CLIP_CACHE_DIR: cache });
+    try {
+      expect(fs.readdirSync(cache)).toEqual([]);
+      const m = marker("looks");
+      const first = `a paper boat ${m}`;
+      const other = Array.from({ length: 50 }, (_, i) => `a lighthouse ${i} ${m}`).find((p) => lookFor(p) !== lookFor(first))!;
+      const square = (prompt: string) => succeeded(looks, { prompt, aspect_ratio: "1:1" }, "alpha-2.5-text-to-video-480p");
+      const names: string[] = [];
+      for (const prompt of [first, first, other]) names.push((await square(prompt)).resultUrls[0]!);
+      const [a, again, b] = names.map((url) => url.split("/").pop()!);
+      expect([a, again, b]).toEqual([`clip-480p-1x1-${lookFor(first).name}.mp4`, a, `clip-480p-1x1-${lookFor(other).name}.mp4`]);
+
+      for (const url of [names[0]!, names[2]!]) {
+        const served = await probeServed(url);
+        expect(served).toMatchObject({ status: 200, codec_name: "h264", width: 480, height: 480, moovFirst: true });
+        expect(served.size).toBeGreaterThan(900_000);
+        expect(served.size).toBeLessThan(2_800_000);
+      }
+      // Two clips in the cache, and their middle frames far apart in colour (0–255 per channel).
+      expect(fs.readdirSync(cache).sort()).toEqual([a, b].sort());
+      const [ta, tb] = [a, b].map((name) => thumbnail(path.join(cache, name!)));
+      const distance = ta!.reduce((sum, byte, i) => sum + Math.abs(byte - tb![i]!), 0) / ta!.length;
+      expect(distance).toBeGreaterThan(20);
+    } finally {
+      looks.stop();
+      fs.rmSync(cache, { recursive: true, force: true });
     }
   });
 });

@@ -17,13 +17,21 @@ export const TEST_SECRETS = {
   ADMIN_PASSWORD: "fh-test-admin-password-Wr5Ty8",
 };
 
+/**
+ * Every test simulator's defaults: one look for every prompt, so that the six clips setup()
+ * makes serve every test (tests/simulator/media.test.ts tries the looks in a simulator of its own).
+ */
+const TEST_SIMULATOR_ENV = { SIMULATOR_PORT: "0", SIMULATOR_CLIP_LOOKS: "1" };
+
 let dir: string | undefined;
 let stopDatabase: (() => Promise<void>) | undefined;
 
 export async function setup() {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-test-"));
-  // The simulators' real-size result clips, made once per machine (seconds) before any test waits on one.
-  const [database] = await Promise.all([startTestDatabase(dir), createClipLibrary({ mode: "real-size", cacheDir: "" }).prepare()]);
+  // The simulators' real-size result clips in the one look they use (startSimulator), made once
+  // per machine (seconds) before any test waits on one.
+  const clips = createClipLibrary({ mode: "real-size", cacheDir: "", looks: Number(TEST_SIMULATOR_ENV.SIMULATOR_CLIP_LOOKS) });
+  const [database] = await Promise.all([startTestDatabase(dir), clips.prepare()]);
   stopDatabase = database.stop;
 
   Object.assign(process.env, {
@@ -54,7 +62,7 @@ export async function teardown() {
 export function startSimulator(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
   // One process (not npx → tsx → node), so that killing it stops the simulator.
   const child = spawn(process.execPath, ["--import", "tsx", "simulator/main.ts"], {
-    env: { ...process.env, SIMULATOR_PORT: "0", ...env },
+    env: { ...process.env, ...TEST_SIMULATOR_ENV, ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });
   return new Promise((resolve, reject) => {
