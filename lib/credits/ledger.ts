@@ -125,4 +125,18 @@ export async function releaseHoldIn(tx: Transaction, { generationId, ownerId, no
   return -hold.amount;
 }
 
+/**
+ * Failed submissions whose hold is still open (a task the gateway may have
+ * started could still claim them), the longest failed first: what the cron
+ * looks through for holds nothing will settle.
+ */
+export async function listOpenHoldsOfFailedSubmissions({ limit }: { limit: number }): Promise<{ generationId: string; completedAt: Date | null }[]> {
+  const rows = await prisma.$queryRaw<{ id: string; completedAt: Date | string | null }[]>`
+    SELECT g."id", g."completedAt" FROM "Generation" g
+    JOIN "CreditEntry" h ON h."generationId" = g."id" AND h."kind" = 'HOLD'
+    WHERE g."state" = 'SUBMIT_FAILED' AND NOT EXISTS (SELECT 1 FROM "CreditEntry" s WHERE s."settles" = g."id")
+    ORDER BY g."completedAt" ASC LIMIT ${limit}`;
+  return rows.map((r) => ({ generationId: r.id, completedAt: r.completedAt === null ? null : new Date(r.completedAt) }));
+}
+
 export const formatCredits = (n: number) => `${n.toLocaleString("en-US")} ${Math.abs(n) === 1 ? "credit" : "credits"}`;

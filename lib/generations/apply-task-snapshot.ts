@@ -11,7 +11,7 @@ import { ledgerKey } from "@/lib/credits/ledger";
 import { creditPricing } from "@/lib/credits/pricing";
 import { gatewayChargeCredits } from "@/lib/credits/prices";
 import type { OutcomeChange, OutcomeWrite } from "@/lib/database/outcome-write";
-import { writeOutcome } from "@/lib/db";
+import { prisma, writeOutcome } from "@/lib/db";
 import { env } from "@/lib/env";
 import { requestMediaCopies } from "@/lib/copies/copy-jobs";
 import type { DeliveryOutcome, DeliverySource } from "@/lib/generated/prisma/client";
@@ -81,6 +81,7 @@ async function apply({ generationId, snapshot, source, detail }: ApplyArgs, { on
       `[framehook] generation ${generationId}: the gateway charged ${snapshot.creditsConsumed}, above the hold of its estimate; the user was charged the hold (the difference is the operator's)`,
     );
   }
+  if (written.row && snapshot.state === "SUCCESS" && !written.settled) await warnIfFree(generationId);
   if (written.row) {
     // The gateway's balance has changed: the next read asks it again.
     invalidateCreditBalance();
@@ -91,6 +92,20 @@ async function apply({ generationId, snapshot, source, detail }: ApplyArgs, { on
     });
   }
   return written.delivery && { outcome: written.delivery.outcome, deliveryId: written.delivery.id };
+}
+
+/**
+ * A SUCCESS that settled nothing: its hold had been given back (a task
+ * flagged lost, or one that claimed its failed submission after the cron
+ * stopped waiting), so the result is free to its owner. The operator is told.
+ */
+async function warnIfFree(generationId: string): Promise<void> {
+  const release = await prisma.creditEntry.findUnique({ where: { idempotencyKey: ledgerKey.release(generationId) }, select: { amount: true } });
+  if (release) {
+    console.warn(
+      `[framehook] generation ${generationId}: a task whose hold of ${release.amount} credits had been given back (lost, or claimed late) succeeded; the result is free to its owner (the gateway's charge is the operator's)`,
+    );
+  }
 }
 
 /** The hold's capture at the gateway's figure priced in credits, or its release. */

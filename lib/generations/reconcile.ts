@@ -1,13 +1,15 @@
 // The cron's work: poll every stale PENDING task in batches, fail submissions
-// the process abandoned (through the store), keep the delivery log within its
+// the process abandoned (through the store), give back the credit holds of
+// failed submissions no task claimed in time, keep the delivery log within its
 // retention bound, run the media copy jobs and delete uploaded inputs past keeping.
 import "server-only";
+import { listOpenHoldsOfFailedSubmissions } from "@/lib/credits/ledger";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { expireStoredMedia, runDueMediaJobs, scheduleMediaCopies } from "@/lib/copies/copy-jobs";
 import { sweepUploads } from "@/lib/uploads/upload-cleanup";
 import { pruneRateLimits } from "@/lib/rate-limit";
-import { failAbandonedSubmits } from "./store";
+import { failAbandonedSubmits, releaseHoldOf } from "./store";
 import { refreshStaleGenerations } from "./refresh";
 
 const DELIVERY_RETENTION_DAYS = 30;
@@ -19,7 +21,18 @@ const ABANDONED_WITH_CALLBACKS =
 const ABANDONED_WITHOUT_CALLBACKS =
   "The app stopped before the gateway confirmed this submission, and callbacks are off, so a task the gateway may have started cannot be followed here: check the gateway's dashboard before trying again; if it did not start it, nothing was charged.";
 
-export async function reconcile(): Promise<{ polled: number; abandoned: number; prunedDeliveries: number; mediaJobs: number; mediaJobsStillRunning: number; deletedUploads: number }> {
+/** Failed submissions' holds looked at per run, the longest failed first: the next run takes the rest. */
+const RELEASE_BATCH = 200;
+
+export async function reconcile(): Promise<{
+  polled: number;
+  abandoned: number;
+  releasedHolds: number;
+  prunedDeliveries: number;
+  mediaJobs: number;
+  mediaJobsStillRunning: number;
+  deletedUploads: number;
+}> {
   let polled = 0;
   for (let batch = 0; batch < MAX_BATCHES; batch++) {
     const count = await refreshStaleGenerations();
@@ -34,6 +47,7 @@ export async function reconcile(): Promise<{ polled: number; abandoned: number; 
     const errorMessage = callbackEnabled ? ABANDONED_WITH_CALLBACKS : ABANDONED_WITHOUT_CALLBACKS;
     abandoned += await failAbandonedSubmits({ callbackEnabled, createdBefore: abandonedBefore, errorMessage });
   }
+  const releasedHolds = await releaseUnclaimedHolds();
   // Rate-limit windows of visitors long gone (lib/rate-limit/index.ts prunes as it goes too).
   await pruneRateLimits();
   const cutoff = new Date(Date.now() - DELIVERY_RETENTION_DAYS * 86_400_000);
@@ -46,5 +60,33 @@ export async function reconcile(): Promise<{ polled: number; abandoned: number; 
   // Uploaded inputs: unused ones after a few hours, a finished generation's after the retention.
   const deletedUploads = await sweepUploads();
   const media = await runDueMediaJobs({ budgetMs: env.MEDIA_CRON_BUDGET_MS });
-  return { polled, abandoned, prunedDeliveries, mediaJobs: media.ran, mediaJobsStillRunning: media.stillRunning, deletedUploads };
+  return { polled, abandoned, releasedHolds, prunedDeliveries, mediaJobs: media.ran, mediaJobsStillRunning: media.stillRunning, deletedUploads };
+}
+
+/**
+ * A submission that failed where the gateway may have started its task anyway
+ * keeps its credits held, since that task's callback may still claim it and
+ * its SUCCESS be captured. Past TASK_LOST_AFTER_MS (the time after which a
+ * task the gateway does not know is taken as lost) no claim is expected: the
+ * hold is given back, once, whatever how many runs see it. A task that claims
+ * it later still completes, and is free to its owner (logged).
+ */
+async function releaseUnclaimedHolds(): Promise<number> {
+  const cutoff = Date.now() - env.TASK_LOST_AFTER_MS;
+  const open = await listOpenHoldsOfFailedSubmissions({ limit: RELEASE_BATCH });
+  let released = 0;
+  for (const { generationId, completedAt } of open) {
+    if (completedAt === null) continue;
+    if (completedAt.getTime() >= cutoff) break;
+    const credits = await releaseHoldOf({
+      id: generationId,
+      where: { state: "SUBMIT_FAILED", taskId: null },
+      note: "submission failed and no task claimed it in time",
+    });
+    if (credits > 0) {
+      released++;
+      console.info(`[framehook] generation ${generationId}: no task claimed the failed submission in time; its hold of ${credits} credits was given back`);
+    }
+  }
+  return released;
 }

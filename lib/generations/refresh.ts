@@ -9,7 +9,7 @@ import { GatewayError, getTask } from "@/lib/gateway/client";
 import { applyTaskSnapshot } from "./apply-task-snapshot";
 import { isLost } from "./generation";
 import { recordDelivery } from "./delivery-log";
-import { updateGenerationIf } from "./store";
+import { releaseHoldOf, updateGenerationIf } from "./store";
 
 /**
  * The longest a task waits between polls after an error, and the cap on a
@@ -95,6 +95,20 @@ async function refreshOne({
     const lost = since !== null && isLost(since, now.getTime());
     const detail = `${error.kind}: ${error.message}${lost ? " (flagged lost; still open to a real report)" : ""}`;
     await recordDelivery({ generationId: id, taskId, source: "POLL", outcome: "ERROR", detail });
+    if (lost) await releaseLostHold(id);
   }
   return true;
+}
+
+/**
+ * A task flagged lost gives its credit hold back (once: later polls find it
+ * settled). It stays open to a real report; if it does come back, its SUCCESS
+ * captures nothing, so the result is free to its owner, and the outcome write
+ * logs it for the operator.
+ */
+async function releaseLostHold(id: string): Promise<void> {
+  const credits = await releaseHoldOf({ id, where: { state: "PENDING", notFoundSince: { not: null } }, note: "the gateway lost the task" });
+  if (credits > 0) {
+    console.warn(`[framehook] generation ${id}: the gateway has not known its task for TASK_LOST_AFTER_MS; flagged lost and its hold of ${credits} credits given back`);
+  }
 }

@@ -5,7 +5,9 @@
 // (apply-task-snapshot.ts, lib/database/outcome-write.ts) and announces
 // through announceOutcome. A soft delete is announced as such, so that every
 // other tab showing the card drops it. A submission's credit hold is taken in
-// its insert's transaction, and given back in the transaction that fails it.
+// its insert's transaction, and given back in the transaction that fails it,
+// unless the gateway may have started its task anyway (then the cron gives it
+// back once that task is no longer expected to claim it).
 import "server-only";
 import { creditHold, releaseHoldIn } from "@/lib/credits/ledger";
 import { retryTransaction } from "@/lib/database/errors";
@@ -16,6 +18,7 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 import { spendLimitCheck } from "@/lib/generations/spend-limit";
 import { claimUploadsFor } from "@/lib/uploads/upload-store";
 import { toLiveCard, type LiveCardRow } from "./generation";
+import { awaitsAdoption } from "./submit-failure";
 
 type Announced = LiveCardRow & { id: string; ownerId: string; deletedAt: Date | null };
 const ANNOUNCED = {
@@ -101,7 +104,10 @@ export async function updateGenerationIf({
 /**
  * A submission the gateway refused or never answered: SUBMITTING →
  * SUBMIT_FAILED (never charged), and its credit hold given back in the same
- * transaction. Conditional like updateGenerationIf; true if the row moved.
+ * transaction, except where the gateway may have started the task anyway
+ * (awaitsAdoption): its callback may still claim the generation, and its
+ * SUCCESS then captures the hold. Conditional like updateGenerationIf; true
+ * if the row moved.
  */
 export async function failSubmission({ id, data }: { id: string; data: Prisma.GenerationUpdateManyMutationInput & { errorCode: string } }): Promise<boolean> {
   const row = await retryTransaction(
@@ -112,7 +118,7 @@ export async function failSubmission({ id, data }: { id: string; data: Prisma.Ge
           data: { ...data, state: "SUBMIT_FAILED", creditsConsumed: 0 },
           select: ANNOUNCED,
         });
-        if (failed) await releaseHoldIn(tx, { generationId: id, ownerId: failed.ownerId, note: `submission failed: ${data.errorCode}` });
+        if (failed && !awaitsAdoption(failed)) await releaseHoldIn(tx, { generationId: id, ownerId: failed.ownerId, note: `submission failed: ${data.errorCode}` });
         return failed;
       }, TRANSACTION_OPTIONS),
     { waitMs: BUSY_WAIT_MS },
@@ -124,8 +130,9 @@ export async function failSubmission({ id, data }: { id: string; data: Prisma.Ge
 /**
  * Fails, at once, the submissions still SUBMITTING that were created before
  * `createdBefore` with callbacks on or off: the process died mid-submit. Never
- * charged: their holds are given back with them; each row is announced.
- * Returns how many it failed.
+ * charged: without callbacks their holds are given back with them; with
+ * callbacks a task the gateway started may still claim them, so their holds
+ * wait for the cron (releaseHoldOf). Each row is announced. Returns how many it failed.
  */
 export async function failAbandonedSubmits({
   callbackEnabled,
@@ -144,13 +151,35 @@ export async function failAbandonedSubmits({
           data: { state: "SUBMIT_FAILED", creditsConsumed: 0, errorCode: "submit_interrupted", errorMessage, completedAt: new Date() },
           select: ANNOUNCED,
         });
-        for (const row of failed) await releaseHoldIn(tx, { generationId: row.id, ownerId: row.ownerId, note: "submission interrupted" });
+        for (const row of failed) {
+          if (!awaitsAdoption(row)) await releaseHoldIn(tx, { generationId: row.id, ownerId: row.ownerId, note: "submission interrupted" });
+        }
         return failed;
       }, TRANSACTION_OPTIONS),
     { waitMs: BUSY_WAIT_MS },
   );
   for (const row of rows) await announceGenerationRow(row);
   return rows.length;
+}
+
+/**
+ * Gives back the credit hold of a generation that still matches `where` (a
+ * failed submission whose task never claimed it, a task the gateway has lost):
+ * once (releaseHoldIn's keys), whatever how many cron runs or polls ask.
+ * The row is written first, so an adoption or an outcome racing this waits
+ * for it and then finds the hold settled (a SUCCESS then captures nothing).
+ * Returns the credits released, 0 when the row no longer matches or the hold
+ * was already settled.
+ */
+export async function releaseHoldOf({ id, where, note }: { id: string; where: Prisma.GenerationWhereInput; note: string }): Promise<number> {
+  return retryTransaction(
+    () =>
+      prisma.$transaction(async (tx) => {
+        const [row] = await tx.generation.updateManyAndReturn({ where: { ...where, id }, data: { updatedAt: new Date() }, select: { ownerId: true } });
+        return row ? releaseHoldIn(tx, { generationId: id, ownerId: row.ownerId, note }) : 0;
+      }, TRANSACTION_OPTIONS),
+    { waitMs: BUSY_WAIT_MS },
+  );
 }
 
 /**

@@ -9,7 +9,7 @@ export function describeSubmitFailure(error: GatewayError, { followable }: { fol
   // Whether a task the gateway started anyway can still reach this generation:
   // only through its callback, so not when callbacks are off.
   const ifStarted = followable
-    ? "if it started the task anyway, the result will appear here."
+    ? "if it started the task anyway, the result will appear here. Its credits stay held until then, and are given back if it never does."
     : "if it started the task anyway, it cannot be followed here without callbacks: check the gateway's dashboard before trying again.";
   const fail = (code: ErrorCode, message: string, headers?: Record<string, string>) =>
     new AppError(code, message, undefined, headers);
@@ -56,6 +56,15 @@ export function describeSubmitFailure(error: GatewayError, { followable }: { fol
  * (spend-limit.ts). Refusals the gateway answered are final.
  */
 export const ADOPTABLE_SUBMIT_FAILURES = ["submit_timeout", "submit_no_answer", "submit_bad_response", "submit_interrupted"];
+
+/**
+ * A failed submission whose task may still claim it: adoptable, and sent with
+ * a callback URL (the only way a task the gateway started anyway can reach
+ * it). Its credit hold stays open, since that task may be running; the cron
+ * gives it back once adoption is no longer expected (reconcile.ts).
+ */
+export const awaitsAdoption = (g: { errorCode: string | null; callbackEnabled: boolean }) =>
+  g.callbackEnabled && ADOPTABLE_SUBMIT_FAILURES.includes(g.errorCode ?? "");
 
 /**
  * `submit_<kind>`, with a connection refused (never sent: `submit_unreachable`)

@@ -115,7 +115,7 @@ export async function submitGeneration({
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error;
     const failure = describeSubmitFailure(error, { followable: webhookUrl !== undefined });
-    // Its hold is given back with it.
+    // Its hold is given back with it, unless the task may have started anyway (store.ts failSubmission).
     await failSubmission({
       id: row.id,
       data: {

@@ -178,6 +178,64 @@ describe("holds, captures and releases", () => {
   });
 });
 
+describe("a submission the gateway may have started anyway (no answer in time)", () => {
+  /** A submit whose answer the simulator holds past GATEWAY_TIMEOUT_MS: the task exists, the app never hears of it. */
+  async function timedOut(visitor: Visitor, label: string) {
+    const marker = uniqueMarker(label);
+    await app.simulator.scenario({ match: marker, submitAnswerDelayMs: env.GATEWAY_TIMEOUT_MS + 3_000, pendingMs: 600_000, callback: { mode: "drop" } });
+    const { status, body } = await submit(visitor, `late answer ${marker}`);
+    expect(status).toBe(503);
+    const { generation } = body as unknown as { generation: { id: string } };
+    expect(await prisma.generation.findUniqueOrThrow({ where: { id: generation.id } })).toMatchObject({ state: "SUBMIT_FAILED", errorCode: "submit_timeout", taskId: null });
+    return { id: generation.id, marker, token: callbackTokenFor(generation.id, env.WEBHOOK_SECRET) };
+  }
+  const cron = async () => {
+    const response = await app.fetch("/api/cron/reconcile", { headers: { Authorization: `Bearer ${env.CRON_SECRET}` } });
+    expect(response.status).toBe(200);
+    return (await response.json()) as { releasedHolds: number };
+  };
+
+  test("the hold stays while its task may claim it; the task's callback adopts it and its SUCCESS captures, once", async () => {
+    const visitor = app.visitor();
+    const g = await timedOut(visitor, "adopted");
+    // Honestly held: the gateway may be running it.
+    expect(await balance(visitor)).toEqual({ credits: WELCOME - HOLD_2S, held: HOLD_2S });
+
+    await app.simulator.settle(g.marker);
+    const [task] = await app.simulator.tasks(g.marker);
+    expect((await deliver(g.token, task)).status).toBe(200);
+    expect(await prisma.generation.findUniqueOrThrow({ where: { id: g.id } })).toMatchObject({ state: "SUCCESS", taskId: task!.taskId });
+    // A duplicate of the callback and a cron run change nothing.
+    expect((await deliver(g.token, task)).status).toBe(200);
+    await cron();
+    expect(await ledgerOf(await visitor.ownerId())).toEqual([
+      ["GRANT", WELCOME, null],
+      ["HOLD", -HOLD_2S, g.id],
+      ["CAPTURE", 0, g.id],
+    ]);
+    expect(await balance(visitor)).toEqual({ credits: WELCOME - HOLD_2S, held: 0 });
+  });
+
+  test("no task claims it within TASK_LOST_AFTER_MS: the cron gives the hold back, once however often it runs", async () => {
+    const visitor = app.visitor();
+    const waiting = await timedOut(visitor, "unclaimed-recent");
+    const g = await timedOut(visitor, "unclaimed");
+    await prisma.generation.update({ where: { id: g.id }, data: { completedAt: new Date(Date.now() - env.TASK_LOST_AFTER_MS - 60_000) } });
+
+    const runs = [await cron(), await cron()];
+    expect(runs.map((r) => r.releasedHolds)).toEqual([1, 0]);
+    expect(await ledgerOf(await visitor.ownerId())).toEqual([
+      ["GRANT", WELCOME, null],
+      ["HOLD", -HOLD_2S, waiting.id],
+      ["HOLD", -HOLD_2S, g.id],
+      ["RELEASE", HOLD_2S, g.id],
+    ]);
+    // The one still within the wait keeps its hold.
+    expect(await balance(visitor)).toEqual({ credits: WELCOME - HOLD_2S, held: HOLD_2S });
+    await waitFor(() => app.output().includes(`generation ${g.id}: no task claimed`));
+  });
+});
+
 describe("running out", () => {
   test("past the balance: 402 insufficient_credits with the way to buy, no row, no gateway call", async () => {
     const visitor = app.visitor();

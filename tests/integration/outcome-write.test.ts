@@ -216,6 +216,16 @@ describe(`the outcome write settles the credit hold (${testEngine()})`, () => {
     expect(await settlementsOf(g.id)).toEqual([["RELEASE", 7, `release:${g.id}`, g.id, "failed"]]);
   });
 
+  test("a hold given back while the row stays open (a task flagged lost) is never captured: the SUCCESS that follows moves the row and settles nothing", async () => {
+    const g = await heldGeneration(7);
+    // What the store's releaseHoldOf writes when a task is flagged lost.
+    await prisma.creditEntry.create({ data: { ownerId: "outcome-owner", kind: "RELEASE", amount: 7, idempotencyKey: `release:${g.id}`, generationId: g.id, settles: g.id, note: "lost" } });
+    const written = await writeOutcome(terminalWrite(g, { settlement: capture(g.id, 1) }));
+    expect(written.row?.state).toBe("SUCCESS");
+    expect(written.settled).toBeNull();
+    expect(await settlementsOf(g.id)).toEqual([["RELEASE", 7, `release:${g.id}`, g.id, "lost"]]);
+  });
+
   test("a generation without a hold (made before credits) is written as before, with no credit row", async () => {
     const g = await pendingGeneration();
     const written = await writeOutcome(terminalWrite(g, { settlement: capture(g.id, 5) }));
