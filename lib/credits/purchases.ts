@@ -140,13 +140,21 @@ export async function refundCheckoutPayment(refund: { paymentIntentId: string; a
     purchase = await prisma.purchase.findUnique({ where: { paymentIntentId } });
     if (!purchase) return { known: false, clawedBack: 0, owed: 0 };
   }
-  const { checkoutSessionId, ownerId } = purchase;
+  const { checkoutSessionId } = purchase;
   const applied = await retryTransaction(
     () =>
       prisma.$transaction(async (tx) => {
-        await lockCredits(tx, ownerId);
-        // Read again under the lock: another delivery may have applied a larger figure meanwhile.
-        const current = await tx.purchase.findUniqueOrThrow({ where: { checkoutSessionId } });
+        // Read again under the lock: another delivery may have applied a larger figure meanwhile, and a
+        // guest → account claim may have moved the purchase since it was read above. Its new owner is
+        // locked too (after the old one: the claim's order), so the clawback is sized and written under
+        // the lock of the owner it is written for.
+        const locked = new Set<string>();
+        let current = purchase;
+        while (!locked.has(current.ownerId)) {
+          await lockCredits(tx, current.ownerId);
+          locked.add(current.ownerId);
+          current = await tx.purchase.findUniqueOrThrow({ where: { checkoutSessionId } });
+        }
         return applyRefund(tx, current, amountRefunded);
       }, TRANSACTION_OPTIONS),
     { waitMs: BUSY_WAIT_MS },

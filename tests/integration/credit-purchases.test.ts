@@ -3,6 +3,7 @@
 // retries, order or concurrency; a refund claws back its share once per
 // cumulative figure, at most what is left, and records the rest as owed.
 import { randomUUID } from "node:crypto";
+import { createClient } from "@libsql/client";
 import { describe, expect, test } from "vitest";
 import { testEngine } from "../support/test-database";
 
@@ -173,6 +174,33 @@ describe(`refunds (${testEngine()})`, () => {
     const refunds = await prisma.creditEntry.findMany({ where: { ownerId: paid.ownerId, kind: "REFUND" } });
     expect(refunds.reduce((sum, r) => sum + r.amount, 0)).toBe(-500);
     expect(new Set(refunds.map((r) => r.idempotencyKey)).size).toBe(refunds.length);
+  });
+
+  // SQLite's write lock makes the interleaving certain: the refund has read the purchase and waits to write while the claim moves it.
+  test.skipIf(testEngine() !== "sqlite")("a refund whose purchase a guest → account claim moves while it waits: claws back from the account, under the account's lock", async () => {
+    const paid = paidCreator();
+    await creditPaidCheckout(paid);
+    const account = `user:${randomUUID()}`;
+    const claim = createClient({ url: process.env.DATABASE_URL! });
+    await claim.execute("BEGIN IMMEDIATE");
+    const refund = refundCheckoutPayment({ paymentIntentId: paid.paymentIntentId, amountRefunded: 4_500 });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      // What the claim moves (lib/viewer/claim-guest.ts), committed while the refund waits.
+      await claim.execute({ sql: `UPDATE "Purchase" SET "ownerId" = ? WHERE "ownerId" = ?`, args: [account, paid.ownerId] });
+      await claim.execute({ sql: `UPDATE "CreditEntry" SET "ownerId" = ? WHERE "ownerId" = ?`, args: [account, paid.ownerId] });
+      await claim.execute("COMMIT");
+    } finally {
+      claim.close();
+    }
+    expect(await refund).toEqual({ known: true, clawedBack: 500, owed: 0 });
+    expect((await ledgerOf(account)).map(([kind, amount]) => [kind, amount])).toEqual([
+      ["PURCHASE", 500],
+      ["REFUND", -500],
+    ]);
+    expect(await ledgerOf(paid.ownerId)).toEqual([]);
+    // The account's credit lock row was written by the refund's transaction: its clawback was sized under it.
+    expect(await prisma.creditLock.findUnique({ where: { ownerId: account } })).not.toBeNull();
   });
 
   test("a refund of a payment that is not a credit purchase changes no ledger", async () => {
