@@ -73,6 +73,8 @@ export const E2E_APP_ENV: Record<string, string> = {
   UPLOAD_ADDRESS_QUOTA_BYTES: "0",
   // Every visitor's welcome grant covers whatever a flow submits; ledger.spec.ts leaves one visitor short.
   CREDITS_WELCOME_GRANT: "1000000",
+  // Every flow's visitors come from 127.0.0.1: no bound on welcome grants per address.
+  CREDITS_WELCOME_GRANTS_PER_ADDRESS: "0",
   // Per visitor (each test's browser context is one): owners.spec.ts fills it; other flows stay far below.
   SPEND_LIMIT_CREDITS: "6",
   // Every flow's visitors share 127.0.0.1: the address cap has its own tests (spend-caps-anonymous).

@@ -109,6 +109,9 @@ const schema = z
     CREDITS_MARKUP: optional(z.coerce.number().min(0.01).max(1000)).default(1.5),
     CREDITS_CREDIT_VALUE_USD: optional(z.coerce.number().min(0.000001).max(1000)).default(0.1),
     CREDITS_WELCOME_GRANT: optional(z.coerce.number().int().min(0).max(1_000_000_000)).default(25),
+    // New owners welcomed per client address per day (guests are free to make: a cookie each); past
+    // it an owner is simply not welcomed, and may be on a later day. 0 turns the bound off.
+    CREDITS_WELCOME_GRANTS_PER_ADDRESS: optional(z.coerce.number().int().min(0).max(1_000_000)).default(3),
     // Opens /admin (every owner's generations, spend, delivery log); unset, /admin is a 404.
     ADMIN_PASSWORD: optional(z.string().min(12, "must be at least 12 characters")),
     // Accounts (lib/auth, docs/accounts.md). Signed-in accounts whose verified email is listed here are admins.

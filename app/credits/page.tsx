@@ -1,8 +1,10 @@
 // Buy credits: the viewer's balance and the packs on sale, each with its Buy
 // button (Stripe Checkout, or the local payments simulator without a key),
 // then the history of the viewer's credits.
+import { headers } from "next/headers";
 import Link from "next/link";
 import { showCreditBalance } from "@/lib/credits/balance";
+import { visitorKey } from "@/lib/rate-limit";
 import { CREDIT_PACKS, formatPackPrice } from "@/lib/credits/prices";
 import { pageMetadata } from "@/lib/brand/page-metadata";
 import { CHECKOUT_CANCELLED } from "@/lib/payments/checkout";
@@ -20,7 +22,7 @@ type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 export default async function CreditsPage({ searchParams }: { searchParams: SearchParams }) {
   const { checkout } = await searchParams;
   const viewer = await getViewer();
-  const balance = viewer ? await showCreditBalance({ ownerId: viewer.id }) : null;
+  const balance = viewer ? await showCreditBalance({ ownerId: viewer.id, visitor: visitorKey(await headers()) }) : null;
   const mode = paymentsMode();
   const cheapest = Math.max(...CREDIT_PACKS.map((p) => p.unitAmount / p.credits));
 

@@ -19,18 +19,19 @@ export function creditBalance(ownerId: string): Promise<number> {
 }
 
 /**
- * The balance to show the owner. A read, except the first time for a new
- * owner, when the welcome grant is written (once, under the owner's lock) and
- * the balance read again.
+ * The balance to show the owner. A read, except while a new owner has not
+ * been welcomed, when the welcome grant is written (once, under the owner's
+ * lock, within its client address's bound: `visitor`, lib/rate-limit
+ * visitorKey) and the balance read again.
  */
-export async function showCreditBalance({ ownerId }: { ownerId: string }): Promise<CreditBalance> {
+export async function showCreditBalance({ ownerId, visitor }: { ownerId: string; visitor: string }): Promise<CreditBalance> {
   const summary = await readCreditSummary(prisma, ownerId);
   if (summary.welcomed || welcomeGrantCredits() <= 0) return { credits: summary.credits, held: summary.held };
   await retryTransaction(
     () =>
       prisma.$transaction(async (tx) => {
         await lockCredits(tx, ownerId);
-        await grantWelcomeLocked(tx, ownerId);
+        await grantWelcomeLocked(tx, { ownerId, visitor });
       }),
     { waitMs: BUSY_WAIT_MS },
   );

@@ -10,7 +10,8 @@ import "server-only";
 import { prisma } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import type { CreditEntryKind } from "@/lib/generated/prisma/client";
-import { welcomeGrantCredits } from "./pricing";
+import { hitRateLimit } from "@/lib/rate-limit";
+import { welcomeGrantCredits, welcomeGrantsPerAddress } from "./pricing";
 
 /** The client inside `prisma.$transaction(async (tx) => …)`. */
 export type Transaction = Parameters<Extract<Parameters<typeof prisma.$transaction>[0], (tx: never) => unknown>>[0];
@@ -64,12 +65,27 @@ export async function lockCredits(tx: Transaction, ownerId: string, now = new Da
     ON CONFLICT ("ownerId") DO UPDATE SET "lockedAt" = excluded."lockedAt"`;
 }
 
-/** The welcome grant, once per owner, inside a transaction that holds the owner's lock. */
-export async function grantWelcomeLocked(tx: Transaction, ownerId: string): Promise<void> {
+/** Welcome grants are counted per client address over this window (the longest the rate limiter keeps). */
+const WELCOME_WINDOW_SECONDS = 86_400;
+
+/**
+ * The welcome grant, once per owner, inside a transaction that holds the
+ * owner's lock; at most CREDITS_WELCOME_GRANTS_PER_ADDRESS per client address
+ * (`visitor`, a keyed hash of it) per day, since a guest is a cookie anyone can
+ * drop. Past that the owner is not welcomed, so a visit on a later day may be.
+ * The address's count is written in the same transaction, so it rolls back
+ * with a grant that does.
+ */
+export async function grantWelcomeLocked(tx: Transaction, { ownerId, visitor }: { ownerId: string; visitor: string }): Promise<void> {
   const credits = welcomeGrantCredits();
   if (credits <= 0) return;
   const welcomed = await tx.creditEntry.findFirst({ where: { ownerId, kind: "GRANT", idempotencyKey: { startsWith: WELCOME_PREFIX } }, select: { id: true } });
   if (welcomed) return;
+  const bound = welcomeGrantsPerAddress();
+  if (bound > 0) {
+    const { allowed } = await hitRateLimit({ key: `welcome:${visitor}`, limit: bound, windowSeconds: WELCOME_WINDOW_SECONDS, db: tx });
+    if (!allowed) return;
+  }
   await tx.creditEntry.create({ data: { ownerId, kind: "GRANT", amount: credits, idempotencyKey: ledgerKey.welcome(ownerId), note: "welcome grant" } });
 }
 
@@ -95,12 +111,12 @@ export function insufficientCreditsError({ needed, balance }: { needed: number; 
  * if it was never made, and refuses with 402 when the balance cannot cover
  * the hold; `record` (after the insert) writes the hold for the new generation.
  */
-export function creditHold({ ownerId, credits }: { ownerId: string; credits: number }) {
+export function creditHold({ ownerId, visitor, credits }: { ownerId: string; visitor: string; credits: number }) {
   if (!Number.isSafeInteger(credits) || credits < 0) throw new RangeError(`A hold must be a whole number of credits: ${credits}`);
   return {
     async check(tx: Transaction, now = new Date()): Promise<void> {
       await lockCredits(tx, ownerId, now);
-      await grantWelcomeLocked(tx, ownerId);
+      await grantWelcomeLocked(tx, { ownerId, visitor });
       const balance = await readCreditBalance(tx, ownerId);
       if (balance < credits) throw insufficientCreditsError({ needed: credits, balance });
     },

@@ -15,5 +15,10 @@ export function welcomeGrantCredits(): number {
   return env.CREDITS_WELCOME_GRANT;
 }
 
+/** New owners welcomed per client address per day; 0: no bound. */
+export function welcomeGrantsPerAddress(): number {
+  return env.CREDITS_WELCOME_GRANTS_PER_ADDRESS;
+}
+
 /** What a submission of `model` for `durationSeconds` holds, at the operator's pricing. */
 export const holdFor = (model: Pick<ModelSpec, "usdPerSecond">, durationSeconds: number | undefined) => holdCredits(model, durationSeconds, creditPricing());

@@ -46,7 +46,7 @@ const TRANSACTION_OPTIONS = { maxWait: 5_000, timeout: 10_000 };
 /**
  * Inserts a generation unless it would take its owner, its client address
  * (anonymous submissions: `clientKey`) or everyone together past a spending
- * cap (a 429), or its owner's credits cannot cover `holdCredits` (a 402,
+ * cap (a 429), or its owner's credits cannot cover `hold` (a 402,
  * insufficient_credits), in which case nothing is stored: the caps and the
  * balance are checked inside the insert's transaction
  * (lib/generations/spend-limit.ts, lib/credits/ledger.ts), so concurrent
@@ -57,10 +57,19 @@ const TRANSACTION_OPTIONS = { maxWait: 5_000, timeout: 10_000 };
  */
 export async function insertGeneration(
   data: Prisma.GenerationUncheckedCreateInput & { ownerId: string; costEstimate: number },
-  { uploadIds = [], holdCredits, now = Date.now() }: { uploadIds?: string[]; holdCredits?: number; now?: number } = {},
+  {
+    uploadIds = [],
+    hold: holding,
+    now = Date.now(),
+  }: {
+    uploadIds?: string[];
+    /** The credits to hold, and the client's address key (visitorKey), which bounds the welcome grant a first submission may make. */
+    hold?: { credits: number; visitor: string };
+    now?: number;
+  } = {},
 ) {
   const check = spendLimitCheck({ ownerId: data.ownerId, clientKey: data.clientKey, costEstimate: data.costEstimate, now });
-  const hold = holdCredits === undefined ? undefined : creditHold({ ownerId: data.ownerId, credits: holdCredits });
+  const hold = holding && creditHold({ ownerId: data.ownerId, ...holding });
   const row =
     check || hold || uploadIds.length
       ? await retryTransaction(

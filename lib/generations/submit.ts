@@ -35,7 +35,7 @@ export async function submitGeneration({
 }: {
   body: unknown;
   idempotencyKey?: string;
-  /** The client's address as a key (visitorKey): the rate limit's, and the address spending cap's. */
+  /** The client's address as a key (visitorKey): the rate limit's, the address spending cap's and the welcome grant's bound. */
   visitor: string;
   /** Whom the generation will belong to; idempotency keys are scoped to them. */
   viewer: Viewer;
@@ -91,7 +91,7 @@ export async function submitGeneration({
         costEstimate: estimateCredits(model, duration),
         promptSearch: searchText(prompt), // feeds the gallery's search
       },
-      { uploadIds, holdCredits: holdFor(model, duration) },
+      { uploadIds, hold: { credits: holdFor(model, duration), visitor } },
     );
   } catch (error) {
     if (error instanceof AppError) throw error;

@@ -9,22 +9,27 @@ import { addressGroup, clientAddress } from "@/lib/viewer/peer-address";
 /** `count`: hits in the current window, this one included. */
 export type RateLimitResult = { allowed: true; count: number } | { allowed: false; count: number; retryAfterSeconds: number };
 
+/** The client, or a transaction's, when the count must commit (or roll back) with what it allows. */
+type RateLimitDb = Pick<typeof prisma, "$queryRaw">;
+
 export async function hitRateLimit({
   key,
   limit,
   windowSeconds,
   now = Date.now(),
+  db = prisma,
 }: {
   key: string;
   limit: number;
   windowSeconds: number;
   now?: number;
+  db?: RateLimitDb;
 }): Promise<RateLimitResult> {
   if (limit <= 0) return { allowed: true, count: 0 };
   const windowMs = windowSeconds * 1000;
   const windowStart = new Date(Math.floor(now / windowMs) * windowMs);
   // A new window resets the count; the same window increments it.
-  const rows = await prisma.$queryRaw<{ count: number | bigint }[]>`
+  const rows = await db.$queryRaw<{ count: number | bigint }[]>`
     INSERT INTO "RateLimit" ("key", "windowStart", "count") VALUES (${key}, ${windowStart}, 1)
     ON CONFLICT ("key") DO UPDATE SET
       "count" = CASE WHEN "RateLimit"."windowStart" = excluded."windowStart" THEN "RateLimit"."count" + 1 ELSE 1 END,
@@ -33,7 +38,8 @@ export async function hitRateLimit({
   const count = Number(rows[0]?.count ?? 1);
   // A visitor's first hit in a window: clear out windows of visitors long gone,
   // so that a stream of new addresses cannot grow the table without bound.
-  if (count === 1) await pruneRateLimits({ now });
+  // Not inside a caller's transaction: deleting other keys' rows there could wait on (and deadlock with) theirs; the cron prunes too.
+  if (count === 1 && db === prisma) await pruneRateLimits({ now });
   if (count <= limit) return { allowed: true, count };
   return { allowed: false, count, retryAfterSeconds: Math.max(1, Math.ceil((windowStart.getTime() + windowMs - now) / 1000)) };
 }

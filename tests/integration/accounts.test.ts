@@ -149,13 +149,13 @@ describe("credits", () => {
     await laptop("/");
     const userId = await signIn(laptop, address);
     const owner = `user:${userId}`;
-    await showCreditBalance({ ownerId: owner });
+    await showCreditBalance({ ownerId: owner, visitor: "test-address" });
     const accountBefore = await creditBalance(owner);
 
     const phone = browser();
     await phone("/");
     const guestId = phone.guestId()!;
-    await showCreditBalance({ ownerId: guestId });
+    await showCreditBalance({ ownerId: guestId, visitor: "test-address" });
     const pack = CREDIT_PACKS[0]!;
     const sessionId = `cs_test_claim_${guestId}`;
     await creditPaidCheckout({ checkoutSessionId: sessionId, ownerId: guestId, packId: pack.id, credits: pack.credits, amountTotal: pack.unitAmount, currency: pack.currency, paymentIntentId: null });
@@ -231,7 +231,7 @@ describe("sessions and deletion", () => {
     const files = [copy.storageKey, uploadKey].map((key) => path.join(env.MEDIA_LOCAL_DIR, key));
     expect(files.every((f) => fs.existsSync(f))).toBe(true);
 
-    await showCreditBalance({ ownerId: `user:${userId}` });
+    await showCreditBalance({ ownerId: `user:${userId}`, visitor: "test-address" });
     expect(await prisma.creditEntry.count({ where: { ownerId: `user:${userId}` } })).toBeGreaterThan(0);
     const deleted = await deleteAccount({ userId });
     expect(deleted).toMatchObject({ generations: 1, uploads: 1 });

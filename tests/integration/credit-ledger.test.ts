@@ -15,13 +15,15 @@ const { adjustCredits } = await import("@/lib/credits/adjust");
 const { listCreditHistory } = await import("@/lib/credits/history");
 
 const owner = () => `ledger-${randomUUID()}`;
+/** One client address for every owner here: the bound on welcome grants per address is off in tests (tests/integration/credit-welcome.test.ts sets it). */
+const ADDRESS = "test-address";
 const ledgerOf = async (ownerId: string) =>
   (await prisma.creditEntry.findMany({ where: { ownerId }, orderBy: { id: "asc" } })).map((e) => [e.kind, e.amount, e.idempotencyKey]);
 
 /** A hold as the generation store takes it: check, then record, in one transaction. */
 const hold = (ownerId: string, credits: number, generationId = `gen-${randomUUID()}`) =>
   prisma.$transaction(async (tx) => {
-    const h = creditHold({ ownerId, credits });
+    const h = creditHold({ ownerId, visitor: ADDRESS, credits });
     await h.check(tx);
     await h.record(tx, generationId);
     return generationId;
@@ -30,7 +32,7 @@ const hold = (ownerId: string, credits: number, generationId = `gen-${randomUUID
 describe(`the ledger (${testEngine()})`, () => {
   test("the welcome grant: made once, whatever how many first views race", async () => {
     const ownerId = owner();
-    const shown = await Promise.all(Array.from({ length: 8 }, () => showCreditBalance({ ownerId })));
+    const shown = await Promise.all(Array.from({ length: 8 }, () => showCreditBalance({ ownerId, visitor: ADDRESS })));
     expect(shown).toEqual(Array(8).fill({ credits: DEFAULT_WELCOME_GRANT, held: 0 }));
     expect(await ledgerOf(ownerId)).toEqual([["GRANT", DEFAULT_WELCOME_GRANT, `grant:welcome:${ownerId}`]]);
   });
@@ -38,10 +40,10 @@ describe(`the ledger (${testEngine()})`, () => {
   test("a guest's welcome grant moved to an account counts as the account's", async () => {
     const guest = owner();
     const account = `user:${randomUUID()}`;
-    await showCreditBalance({ ownerId: guest });
+    await showCreditBalance({ ownerId: guest, visitor: ADDRESS });
     // What the guest → account claim does with the guest's rows.
     await prisma.creditEntry.updateMany({ where: { ownerId: guest }, data: { ownerId: account } });
-    expect(await showCreditBalance({ ownerId: account })).toEqual({ credits: DEFAULT_WELCOME_GRANT, held: 0 });
+    expect(await showCreditBalance({ ownerId: account, visitor: ADDRESS })).toEqual({ credits: DEFAULT_WELCOME_GRANT, held: 0 });
     expect(await prisma.creditEntry.count({ where: { ownerId: account } })).toBe(1);
   });
 
@@ -52,12 +54,12 @@ describe(`the ledger (${testEngine()})`, () => {
     const refused = await hold(ownerId, 11).catch((error: unknown) => error);
     expect(refused).toMatchObject({ code: "insufficient_credits", status: 402 });
     expect((refused as Error).message).toContain("/credits");
-    expect(await showCreditBalance({ ownerId })).toEqual({ credits: DEFAULT_WELCOME_GRANT - 22, held: 22 });
+    expect(await showCreditBalance({ ownerId, visitor: ADDRESS })).toEqual({ credits: DEFAULT_WELCOME_GRANT - 22, held: 22 });
 
     // A release gives the hold back once, and it no longer counts as held.
     expect(await prisma.$transaction((tx) => releaseHoldIn(tx, { generationId: first, ownerId }))).toBe(11);
     expect(await prisma.$transaction((tx) => releaseHoldIn(tx, { generationId: first, ownerId }))).toBe(0);
-    expect(await showCreditBalance({ ownerId })).toEqual({ credits: DEFAULT_WELCOME_GRANT - 11, held: 11 });
+    expect(await showCreditBalance({ ownerId, visitor: ADDRESS })).toEqual({ credits: DEFAULT_WELCOME_GRANT - 11, held: 11 });
     expect((await ledgerOf(ownerId)).map(([kind, amount]) => [kind, amount])).toEqual([
       ["GRANT", DEFAULT_WELCOME_GRANT],
       ["HOLD", -11],
@@ -69,7 +71,7 @@ describe(`the ledger (${testEngine()})`, () => {
   test("concurrent holds against a balance that fits K of them: exactly K, never below zero", async () => {
     const ownerId = owner();
     await adjustCredits({ ownerId, amount: 50 - DEFAULT_WELCOME_GRANT, reason: "test balance" });
-    expect(await showCreditBalance({ ownerId })).toMatchObject({ credits: 50 });
+    expect(await showCreditBalance({ ownerId, visitor: ADDRESS })).toMatchObject({ credits: 50 });
     const results = await Promise.allSettled(Array.from({ length: 12 }, () => hold(ownerId, 11)));
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(4);
     for (const r of results) if (r.status === "rejected") expect(r.reason).toMatchObject({ code: "insufficient_credits" });
@@ -104,6 +106,6 @@ describe(`the ledger (${testEngine()})`, () => {
       ["HOLD", -11, captured, false, undefined],
       ["GRANT", DEFAULT_WELCOME_GRANT, null, undefined, undefined],
     ]);
-    expect(await showCreditBalance({ ownerId })).toEqual({ credits: DEFAULT_WELCOME_GRANT - 8 - 5, held: 5 });
+    expect(await showCreditBalance({ ownerId, visitor: ADDRESS })).toEqual({ credits: DEFAULT_WELCOME_GRANT - 8 - 5, held: 5 });
   });
 });

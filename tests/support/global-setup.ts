@@ -42,6 +42,8 @@ export async function setup() {
     // Every visitor's welcome grant covers whatever a test submits; the tests of running
     // out of credits set a small one for their app (tests/integration/credit-holds.test.ts).
     CREDITS_WELCOME_GRANT: "1000000",
+    // Every test visitor comes from 127.0.0.1: the bound on grants per address is off (0) but where a test sets it.
+    CREDITS_WELCOME_GRANTS_PER_ADDRESS: "0",
     POLL_STALE_MS: "1000",
     FRAMEHOOK_TEST_DIR: dir,
     // Copied results go to the run's temp dir, never to the project's data/.

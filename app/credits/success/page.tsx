@@ -1,7 +1,9 @@
 // Where Stripe Checkout returns after a payment: the new balance once the
 // webhook has credited the session, and until then an honest "processing".
+import { headers } from "next/headers";
 import Link from "next/link";
 import { showCreditBalance } from "@/lib/credits/balance";
+import { visitorKey } from "@/lib/rate-limit";
 import { pageMetadata } from "@/lib/brand/page-metadata";
 import { getCheckoutStatus, type CheckoutStatus } from "@/lib/payments/checkout-status";
 import { getViewer } from "@/lib/viewer/get-viewer";
@@ -18,7 +20,7 @@ export default async function CheckoutSuccessPage({ searchParams }: { searchPara
   const sessionId = typeof raw === "string" ? raw : "";
   const viewer = await getViewer();
   const [status, balance]: [CheckoutStatus, { credits: number } | null] = viewer
-    ? await Promise.all([getCheckoutStatus({ sessionId, owners: [viewer.id, ...(viewer.guestId && viewer.guestId !== viewer.id ? [viewer.guestId] : [])] }), showCreditBalance({ ownerId: viewer.id })])
+    ? await Promise.all([getCheckoutStatus({ sessionId, owners: [viewer.id, ...(viewer.guestId && viewer.guestId !== viewer.id ? [viewer.guestId] : [])] }), showCreditBalance({ ownerId: viewer.id, visitor: visitorKey(await headers()) })])
     : [{ state: "not_found" }, null];
 
   return (
