@@ -12,8 +12,9 @@ export const SIMULATOR_URL = `http://127.0.0.1:${process.env.E2E_SIMULATOR_PORT 
 // The payments simulator (Stripe's stand-in), which npm start runs when PAYMENTS_SIMULATOR_URL names a local one.
 export const PAYMENTS_SIMULATOR_URL = `http://127.0.0.1:${process.env.E2E_PAYMENTS_SIMULATOR_PORT ?? (POSTGRES ? 4151 : 4111)}`;
 // Sign-in emails: an SMTP server on loopback (tests/e2e/start-server.ts), its inbox as JSON for the flows.
-const SMTP_PORT = APP_PORT + 7;
-const MAILBOX_PORT = APP_PORT + 8;
+// Clear of the other offsets the flows use for extra servers (+7, +9, +11).
+const SMTP_PORT = APP_PORT + 13;
+const MAILBOX_PORT = APP_PORT + 14;
 export const E2E_MAILBOX_URL = `http://127.0.0.1:${MAILBOX_PORT}`;
 export const E2E_DATABASE_URL = POSTGRES
   ? `postgresql://postgres@127.0.0.1:${process.env.E2E_POSTGRES_PORT ?? APP_PORT + 2000}/framehook_e2e`
