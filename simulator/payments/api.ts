@@ -35,7 +35,7 @@ export async function handleApi(store: PaymentStore, idempotency: IdempotencyCac
   try {
     reply = await route(store, req, pathname);
   } catch (error) {
-    if (error instanceof PaymentError || error instanceof RequestError) reply = stripeError(error.status, error.code, error.message, error.param);
+    if (error instanceof RequestError) reply = stripeError(error.status, error.code, error.message, error.param);
     else throw error;
   }
   if (cacheKey && reply.status < 500) idempotency.set(cacheKey, reply);

@@ -6,7 +6,7 @@ import type http from "node:http";
 import { z } from "zod";
 import { parseRuntimePatch, runtimeKeys, type RuntimeSettings } from "./config";
 import { readJson, RequestError, type Reply } from "./http";
-import { PaymentError, type PaymentStore } from "./store";
+import type { PaymentStore } from "./store";
 import type { WebhookSender } from "./webhooks";
 
 const ruleSchema = z.strictObject({
@@ -100,7 +100,7 @@ export async function handleControl({ store, sender, settings, log, reset }: Con
     }
     throw new RequestError(404, "not_found", `No control route ${route}.`);
   } catch (error) {
-    if (error instanceof PaymentError || error instanceof RequestError) return { status: error.status, body: { error: { code: error.code, message: error.message } } };
+    if (error instanceof RequestError) return { status: error.status, body: { error: { code: error.code, message: error.message } } };
     throw error;
   }
 }

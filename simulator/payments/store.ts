@@ -2,6 +2,7 @@
 // Charges, refunds, and the events each change emits, with the same fields
 // (and the same names) as Stripe's objects of the API version the kit pins.
 import { randomBytes } from "node:crypto";
+import { RequestError } from "./http";
 
 export type Session = {
   id: string;
@@ -80,16 +81,8 @@ export type StripeEvent = {
   type: string;
 };
 
-export class PaymentError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly param?: string,
-  ) {
-    super(message);
-  }
-}
+/** A refusal by the account itself (no such session, a state that does not allow the action): Stripe's error shape, as every RequestError. */
+export class PaymentError extends RequestError {}
 
 const API_VERSION = "2026-10-28.endive";
 const now = () => Math.floor(Date.now() / 1000);
