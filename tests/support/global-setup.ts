@@ -62,9 +62,16 @@ export async function teardown() {
 
 /** Starts `simulator/main.ts` on a free port and resolves with its URL. */
 export function startSimulator(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  // One process (not npx → tsx → node), so that killing it stops the simulator.
-  const child = spawn(process.execPath, ["--import", "tsx", "simulator/main.ts"], {
-    env: { ...process.env, ...TEST_SIMULATOR_ENV, ...env },
+  return startServerProcess("simulator/main.ts", "simulator", { ...TEST_SIMULATOR_ENV, ...env });
+}
+
+/**
+ * Starts a simulator script as one process (not npx → tsx → node, so that
+ * killing it stops the server) and resolves with the URL it prints on "listening on …".
+ */
+export function startServerProcess(script: string, name: string, env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ["--import", "tsx", script], {
+    env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });
   return new Promise((resolve, reject) => {
@@ -74,7 +81,7 @@ export function startSimulator(env: Record<string, string>): Promise<{ url: stri
       const match = output.match(/listening on (http:\/\/[\d.:]+)/);
       if (match) resolve({ url: match[1]!, child });
     });
-    child.on("exit", (code) => reject(new Error(`simulator exited with ${code}: ${output}`)));
-    setTimeout(() => reject(new Error(`simulator did not start: ${output}`)), 30_000).unref();
+    child.on("exit", (code) => reject(new Error(`${name} exited with ${code}: ${output}`)));
+    setTimeout(() => reject(new Error(`${name} did not start: ${output}`)), 30_000).unref();
   });
 }

@@ -1,23 +1,11 @@
 // The payments simulator (simulator/payments) for tests: a process of each
 // test file's own, and a client for its /__control API.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { startServerProcess } from "./global-setup";
 
 /** Starts `simulator/payments/main.ts` on a free port and resolves with its URL. */
 export function startPaymentsSimulator(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "simulator/payments/main.ts"], {
-    env: { ...process.env, PAYMENTS_SIMULATOR_PORT: "0", PAYMENTS_SIMULATOR_LOG: "quiet", ...env },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  return new Promise((resolve, reject) => {
-    let output = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = output.match(/listening on (http:\/\/[\d.:]+)/);
-      if (match) resolve({ url: match[1]!, child });
-    });
-    child.on("exit", (code) => reject(new Error(`payments simulator exited with ${code}: ${output}`)));
-    setTimeout(() => reject(new Error(`payments simulator did not start: ${output}`)), 30_000).unref();
-  });
+  return startServerProcess("simulator/payments/main.ts", "payments simulator", { PAYMENTS_SIMULATOR_PORT: "0", PAYMENTS_SIMULATOR_LOG: "quiet", ...env });
 }
 
 export type DeliveryAttempt = { eventId: string; type: string; session: string | null; copy: number; attempt: number; status: number | string; retryInMs: number | null };
