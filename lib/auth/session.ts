@@ -3,6 +3,9 @@
 // guest) costs no read and never loads Better Auth.
 import "server-only";
 
+/** The owner id an account's rows carry (generations, uploads, credits): one place says it. */
+export const accountOwnerId = (userId: string) => `user:${userId}`;
+
 export type AccountSession = { userId: string; email: string; emailVerified: boolean; name: string; sessionId: string };
 
 /** Better Auth's session cookie, with or without the __Secure- prefix it takes over https. */

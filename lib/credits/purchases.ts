@@ -5,6 +5,7 @@
 // taken back once. What a refund cannot take back (the credits were spent) is
 // recorded on the purchase as owed, for the operator.
 import "server-only";
+import { accountOwnerId } from "@/lib/auth/session";
 import { isUniqueViolation, retryTransaction } from "@/lib/database/errors";
 import { prisma } from "@/lib/db";
 import type { Purchase } from "@/lib/generated/prisma/client";
@@ -77,7 +78,7 @@ export async function creditPaidCheckout(paid: PaidCheckout): Promise<{ credited
           // A guest who bought and has since signed in and kept their work (lib/viewer/claim-guest.ts) is that
           // account now: its credits go there, under its lock too (the claim's order: guest, then account).
           const claimedBy = (await tx.guestClaim.findUnique({ where: { guestId: paid.ownerId }, select: { userId: true } }))?.userId;
-          const ownerId = claimedBy ? `user:${claimedBy}` : paid.ownerId;
+          const ownerId = claimedBy ? accountOwnerId(claimedBy) : paid.ownerId;
           if (claimedBy) await lockCredits(tx, ownerId);
           await tx.purchase.create({
             data: {

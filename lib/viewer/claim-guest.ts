@@ -11,6 +11,7 @@
 // normally: signing out starts a fresh guest). The guest's id comes from the
 // signed cookie only, never from a request body.
 import "server-only";
+import { accountOwnerId } from "@/lib/auth/session";
 import { appendEntry, ledgerKey, lockCredits, readCreditSummary } from "@/lib/credits/ledger";
 import { retryTransaction } from "@/lib/database/errors";
 import { prisma } from "@/lib/db";
@@ -21,8 +22,6 @@ import { announceGenerationChange } from "@/lib/generations/store";
 export type GuestHoldings = { generations: number; uploads: number; purchases: number; credits: number };
 export type ClaimResult = { generations: number; uploads: number; credits: number; alreadyClaimed: boolean };
 
-/** The owner id an account's rows carry (lib/viewer/get-viewer.ts). */
-export const accountOwnerId = (userId: string) => `user:${userId}`;
 
 /** What the prompt counts: the videos the guest's gallery shows, and the uploads they kept. */
 export async function guestHoldings(guestId: string): Promise<GuestHoldings> {

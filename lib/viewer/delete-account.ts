@@ -8,7 +8,7 @@ import "server-only";
 import { lockCredits } from "@/lib/credits/ledger";
 import { prisma } from "@/lib/db";
 import { getMediaStorage } from "@/lib/storage/storage";
-import { accountOwnerId } from "./claim-guest";
+import { accountOwnerId } from "@/lib/auth/session";
 
 export type DeletedAccount = { generations: number; uploads: number; files: number };
 

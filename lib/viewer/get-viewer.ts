@@ -5,7 +5,7 @@
 // Supabase Auth or your own session instead, replace getViewer()
 // (docs/accounts.md); nothing else in the app reads identity.
 import "server-only";
-import { readAccountSession, type AccountSession } from "@/lib/auth/session";
+import { accountOwnerId, readAccountSession, type AccountSession } from "@/lib/auth/session";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { readCookie, VIEWER_COOKIE, VIEWER_MAX_AGE_SECONDS, verifyViewerCookie } from "./viewer-cookie";
@@ -45,7 +45,7 @@ export async function getViewer(request?: Request): Promise<Viewer | null> {
   const headers = request ? request.headers : await requestHeaders();
   const guestId = verifyViewerCookie(readCookie(headers.get("cookie"), VIEWER_COOKIE), viewerSecret());
   const account = await readAccountSession(headers);
-  if (account) return { id: `user:${account.userId}`, signedIn: true, account, guestId };
+  if (account) return { id: accountOwnerId(account.userId), signedIn: true, account, guestId };
   return guestId ? { id: guestId, guestId } : null;
 }
 
