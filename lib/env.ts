@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { databaseFields, parseWith, resolveDatabaseSettings } from "./database/settings";
+import { isLoopback } from "./http/loopback";
 import { paymentsFields, resolvePaymentsSettings } from "./payments/settings";
 import { MAKE_SECRET as MAKE_SECRET_COMMAND, PRODUCTION_SECRET_MIN_LENGTH } from "./doctor/secret-rules";
 
@@ -192,7 +193,4 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
 
 export const env: Env = parseEnv(process.env);
 
-export function isLoopback(href: string): boolean {
-  const host = new URL(href).hostname;
-  return host === "localhost" || host === "[::1]" || /^127\./.test(host);
-}
+export { isLoopback };

@@ -4,6 +4,7 @@
 // when PAYMENTS_SIMULATOR_URL names one, the local payments simulator; in
 // production with neither, buying is off and the credits page says so.
 import { z } from "zod";
+import { isLoopback } from "../http/loopback";
 
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
 
@@ -56,12 +57,7 @@ export function resolvePaymentsSettings(
   return {
     mode: "simulator",
     secretKey: SIMULATOR_SECRET_KEY,
-    webhookSecret: raw.STRIPE_WEBHOOK_SECRET ?? (production || !onLoopback(raw.PUBLIC_BASE_URL) ? undefined : DEV_WEBHOOK_SECRET),
+    webhookSecret: raw.STRIPE_WEBHOOK_SECRET ?? (production || !isLoopback(raw.PUBLIC_BASE_URL) ? undefined : DEV_WEBHOOK_SECRET),
     simulatorUrl: raw.PAYMENTS_SIMULATOR_URL ?? LOCAL_PAYMENTS_SIMULATOR,
   };
-}
-
-function onLoopback(href: string): boolean {
-  const host = new URL(href).hostname;
-  return host === "localhost" || host === "[::1]" || /^127\./.test(host);
 }
