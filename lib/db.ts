@@ -23,3 +23,6 @@ if (env.NODE_ENV !== "production") globalForDatabase.framehookDatabase = databas
 
 export const prisma = database.prisma;
 export const writeOutcome = database.writeOutcome;
+
+/** The client inside `prisma.$transaction(async (tx) => …)`, for functions that write as part of a caller's transaction. */
+export type Transaction = Parameters<Extract<Parameters<typeof prisma.$transaction>[0], (tx: never) => unknown>>[0];

@@ -7,14 +7,12 @@
 // on PostgreSQL as SQLite's single writer makes it there. A capture or a
 // release only gives credits back, so it needs no lock.
 import "server-only";
-import { prisma } from "@/lib/db";
+import { prisma, type Transaction } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import type { CreditEntryKind } from "@/lib/generated/prisma/client";
 import { hitRateLimit } from "@/lib/rate-limit";
 import { welcomeGrantCredits, welcomeGrantsPerAddress } from "./pricing";
 
-/** The client inside `prisma.$transaction(async (tx) => …)`. */
-export type Transaction = Parameters<Extract<Parameters<typeof prisma.$transaction>[0], (tx: never) => unknown>>[0];
 type Reader = Pick<typeof prisma, "$queryRaw">;
 
 /** Each row's idempotency key: a second write of the same fact finds its key taken. */

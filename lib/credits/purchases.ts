@@ -7,9 +7,9 @@
 import "server-only";
 import { accountOwnerId } from "@/lib/auth/session";
 import { isUniqueViolation, retryTransaction } from "@/lib/database/errors";
-import { prisma } from "@/lib/db";
+import { prisma, type Transaction } from "@/lib/db";
 import type { Purchase } from "@/lib/generated/prisma/client";
-import { appendEntry, ledgerKey, lockCredits, readCreditBalance, type Transaction } from "./ledger";
+import { appendEntry, ledgerKey, lockCredits, readCreditBalance } from "./ledger";
 import { findCreditPack } from "./prices";
 
 export type PaidCheckout = {

@@ -10,7 +10,7 @@
 // stays within it, checked inside its transaction, so concurrent submits
 // cannot overshoot (only a task that costs more than its estimate can).
 import "server-only";
-import { prisma } from "@/lib/db";
+import { prisma, type Transaction } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { Prisma } from "@/lib/generated/prisma/client";
@@ -46,8 +46,6 @@ export function spendWindowBounds(window: SpendWindow, now = Date.now()): { star
 }
 
 type Reader = Pick<typeof prisma, "generation">;
-/** The client inside `prisma.$transaction(async (tx) => …)`. */
-type Transaction = Parameters<Extract<Parameters<typeof prisma.$transaction>[0], (tx: never) => unknown>>[0];
 
 /**
  * Credits the scope has in flight (estimates) plus what succeeded since `since` (charged, or the estimate if unreported),

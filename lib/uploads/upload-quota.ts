@@ -7,7 +7,7 @@
 // reservation's transaction (lib/uploads/upload-store.ts), so concurrent uploads
 // cannot overshoot, and what is held counts the reservations still live.
 import "server-only";
-import type { prisma } from "@/lib/db";
+import type { Transaction } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { Prisma } from "@/lib/generated/prisma/client";
@@ -15,8 +15,6 @@ import { formatBytes } from "@/lib/models/media-limits";
 import { hitRateLimit, visitorKey } from "@/lib/rate-limit";
 import type { Viewer } from "@/lib/viewer/get-viewer";
 
-/** The client inside `prisma.$transaction(async (tx) => …)`. */
-export type Transaction = Parameters<Extract<Parameters<typeof prisma.$transaction>[0], (tx: never) => unknown>>[0];
 
 /** How long a reservation counts: past the longest an upload may take to arrive and be checked. */
 export const RESERVATION_MS = 30 * 60_000;

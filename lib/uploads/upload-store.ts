@@ -2,9 +2,9 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
 import { isUniqueViolation, retryTransaction } from "@/lib/database/errors";
-import { prisma } from "@/lib/db";
+import { prisma, type Transaction } from "@/lib/db";
 import type { Prisma, Upload } from "@/lib/generated/prisma/client";
-import { RESERVATION_MS, uploadQuotaCheck, type Transaction } from "./upload-quota";
+import { RESERVATION_MS, uploadQuotaCheck } from "./upload-quota";
 
 export type { Upload };
 

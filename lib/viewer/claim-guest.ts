@@ -14,7 +14,7 @@ import "server-only";
 import { accountOwnerId } from "@/lib/auth/session";
 import { appendEntry, ledgerKey, lockCredits, readCreditSummary } from "@/lib/credits/ledger";
 import { retryTransaction } from "@/lib/database/errors";
-import { prisma } from "@/lib/db";
+import { prisma, type Transaction } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { announceGenerationChange } from "@/lib/generations/store";
 
@@ -93,8 +93,6 @@ export async function claimGuest({ guestId, userId }: { guestId: string; userId:
   for (const id of result.announce) await announceGenerationChange({ id });
   return { generations: result.generations, uploads: result.uploads, credits: result.credits, alreadyClaimed: result.alreadyClaimed };
 }
-
-type Transaction = Parameters<Extract<Parameters<typeof prisma.$transaction>[0], (tx: never) => unknown>>[0];
 
 /** Moves the guest's ledger rows and purchases (both owners' credit locks are held); returns the credits the account gained. */
 async function moveCredits(tx: Transaction, { guestId, owner }: { guestId: string; owner: string }): Promise<number> {
