@@ -1,11 +1,14 @@
 // Media files for upload tests, made at test time with the system's FFmpeg
 // (the same toolchain the app uses) or written byte by byte: good ones, and
 // the hostile ones an upload route must refuse.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+
+/** FFmpeg is on PATH: without it, what needs these fixtures is skipped (shown as skipped), never failed. */
+export const hasFfmpeg = spawnSync("ffmpeg", ["-version"], { stdio: "ignore" }).status === 0;
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-fixtures-"));
 let counter = 0;
