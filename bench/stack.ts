@@ -116,6 +116,8 @@ export async function startStack({ workDir, engine, appPort, simulatorPort }: { 
         // Each benchmark's owner submits hundreds of generations: a welcome grant that covers them
         // (the holds are still taken and settled, as in production).
         CREDITS_WELCOME_GRANT: "1000000000",
+        // Every benchmark's owners come from 127.0.0.1: the grants' bound per address would leave all but three at 0.
+        CREDITS_WELCOME_GRANTS_PER_ADDRESS: "0",
         // Benchmark 7 keeps 50 tabs of the bench owner open, all from 127.0.0.1:
         // past the stream caps for one owner (10) and one address (30).
         EVENTS_MAX_STREAMS_PER_OWNER: "100",
