@@ -117,7 +117,8 @@ describe.skipIf(testEngine() !== "postgres")("the delivery log across database r
     let fault: Promise<void> | undefined;
     const send = async ({ url, body }: { url: string; body: string }) => {
       for (let attempt = 0; attempt < 300; attempt++) {
-        const status = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body }).then(
+        // Bounded, as a gateway's sender is: an answer that never comes is a failed attempt, sent again.
+        const status = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body, signal: AbortSignal.timeout(30_000) }).then(
           (r) => r.status,
           () => 0,
         );

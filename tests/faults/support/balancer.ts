@@ -14,8 +14,12 @@ export async function startBalancer(targets: string[]) {
     for (let tried = 0; tried < targets.length; tried++) {
       const target = targets[next++ % targets.length]!;
       let response: Response;
+      let body: Buffer;
       try {
         response = await fetch(new URL(req.url ?? "/", target), { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+        // Read inside the try: an instance killed mid-answer ends the body with "terminated", which
+        // must become the router's 502, not an unhandled rejection that leaves the client waiting.
+        body = Buffer.from(await response.arrayBuffer());
       } catch (error) {
         // Refused: the instance is down and never saw the request, so the next
         // one may serve it. Anything else may have reached the app: a 502, as a router answers.
@@ -23,7 +27,6 @@ export async function startBalancer(targets: string[]) {
         break;
       }
       served.set(target, (served.get(target) ?? 0) + 1);
-      const body = Buffer.from(await response.arrayBuffer());
       const outHeaders = Object.fromEntries([...response.headers].filter(([name]) => !["content-encoding", "content-length", "transfer-encoding", "connection"].includes(name)));
       return void res.writeHead(response.status, outHeaders).end(body);
     }
@@ -38,6 +41,10 @@ export async function startBalancer(targets: string[]) {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     /** Requests each instance answered. */
     served,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
