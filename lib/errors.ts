@@ -30,6 +30,8 @@ export const ERROR_STATUS = {
   gateway_rejected: 502,
   gateway_unavailable: 503,
   storage_unavailable: 503,
+  /** Stripe (or the payments simulator) did not answer what a page needed, e.g. a purchase's receipt. */
+  payments_unavailable: 503,
   /** Media work (lib/media/media-pool.ts) has no free slot in time: busy, never a verdict on the file. */
   media_busy: 503,
   /** Work that needs a decoded frame (FFmpeg) on a server without it: `npm run doctor` says how to install it. */

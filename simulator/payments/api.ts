@@ -1,5 +1,5 @@
 // The part of Stripe's API the kit uses: Checkout Sessions (create, retrieve,
-// list), refunds and PaymentIntents, form-encoded like Stripe, with Bearer
+// list), refunds, PaymentIntents and Charges (retrieve), form-encoded like Stripe, with Bearer
 // (or Basic, as curl -u sends it) auth by any test-mode secret key.
 import type http from "node:http";
 import { list, object, parseStripeForm, text, type FormObject } from "./form";
@@ -46,14 +46,23 @@ async function route(store: PaymentStore, req: http.IncomingMessage, pathname: s
   const method = req.method ?? "GET";
   const session = pathname.match(/^\/v1\/checkout\/sessions\/([^/]+)$/);
   const intent = pathname.match(/^\/v1\/payment_intents\/([^/]+)$/);
+  const charge = pathname.match(/^\/v1\/charges\/([^/]+)$/);
   if (pathname === "/v1/checkout/sessions" && method === "POST") return { status: 200, body: store.view(createSession(store, parseStripeForm(await readText(req)))) };
   if (pathname === "/v1/checkout/sessions" && method === "GET") return { status: 200, body: listSessions(store, new URL(req.url ?? "/", "http://x").searchParams) };
   if (session && method === "GET") {
     const found = store.view(store.session(decodeURIComponent(session[1]!)));
-    // ?expand[]=payment_intent, as Stripe's expand: the object in place of its id.
+    // ?expand[]=payment_intent (or payment_intent.latest_charge), as Stripe's expand: the object in place of its id.
     const expand = list(parseStripeForm(new URL(req.url ?? "/", "http://x").search.slice(1)).expand);
-    const intent = expand.includes("payment_intent") && found.payment_intent ? store.intents.get(found.payment_intent) : undefined;
-    return { status: 200, body: intent ? { ...found, payment_intent: intent } : found };
+    const withCharge = expand.includes("payment_intent.latest_charge");
+    const intent = (withCharge || expand.includes("payment_intent")) && found.payment_intent ? store.intents.get(found.payment_intent) : undefined;
+    if (!intent) return { status: 200, body: found };
+    const latestCharge = withCharge && intent.latest_charge ? (store.charges.get(intent.latest_charge) ?? intent.latest_charge) : intent.latest_charge;
+    return { status: 200, body: { ...found, payment_intent: { ...intent, latest_charge: latestCharge } } };
+  }
+  if (charge && method === "GET") {
+    const found = store.charges.get(decodeURIComponent(charge[1]!));
+    if (!found) throw new PaymentError(404, "resource_missing", `No such charge: '${charge[1]}'`, "id");
+    return { status: 200, body: found };
   }
   if (intent && method === "GET") {
     const found = store.intents.get(decodeURIComponent(intent[1]!));
@@ -67,7 +76,7 @@ async function route(store: PaymentStore, req: http.IncomingMessage, pathname: s
     if (!paymentIntent) throw new RequestError(400, "parameter_missing", "Missing required param: payment_intent.", "payment_intent");
     return { status: 200, body: store.refund({ paymentIntent, amount: amount === undefined ? undefined : integer(amount, "amount") }) };
   }
-  return stripeError(404, "resource_missing", `Unrecognized request URL (${method}: ${pathname}). The payments simulator serves Checkout Sessions, refunds and PaymentIntents.`);
+  return stripeError(404, "resource_missing", `Unrecognized request URL (${method}: ${pathname}). The payments simulator serves Checkout Sessions, refunds, PaymentIntents and Charges.`);
 }
 
 function createSession(store: PaymentStore, form: FormObject) {

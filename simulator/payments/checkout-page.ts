@@ -41,6 +41,26 @@ export async function handleCheckoutPage(store: PaymentStore, merchant: string, 
   return null;
 }
 
+/** A charge's receipt at its `receipt_url`, as Stripe hosts one: merchant, what was bought, paid and refunded. */
+export function handleReceiptPage(store: PaymentStore, merchant: string, req: http.IncomingMessage, url: URL): Reply | null {
+  const match = url.pathname.match(/^\/receipts\/([^/]+)$/);
+  if (!match) return null;
+  if (req.method !== "GET") return { status: 405, headers: { Allow: "GET" }, html: "Use GET." };
+  const charge = store.charges.get(decodeURIComponent(match[1]!));
+  if (!charge?.receipt_url) return page(404, "Receipt not found", "<p>No receipt for this charge on this simulator (it keeps charges in memory: a restart forgets them).</p>");
+  const session = store.sessions.get(store.intentSessions.get(charge.payment_intent) ?? "");
+  const items = (session?.line_items ?? [])
+    .map((item) => `<li><span>${escapeHtml(item.name)}${item.quantity > 1 ? ` × ${item.quantity}` : ""}</span><span>${formatAmount(item.unit_amount * item.quantity, item.currency)}</span></li>`)
+    .join("");
+  const refunded = charge.amount_refunded > 0 ? `<p role="status">Refunded ${formatAmount(charge.amount_refunded, charge.currency)}.</p>` : "";
+  const date = new Date(charge.created * 1000).toISOString().slice(0, 10);
+  return page(
+    200,
+    `Receipt from ${merchant}`,
+    `<p class="merchant">Amount paid</p><p class="total" aria-label="Amount paid">${formatAmount(charge.amount, charge.currency)}</p><ul class="items">${items}</ul>${refunded}<p class="note">Date paid ${date} · Receipt ${escapeHtml(charge.id)}</p>`,
+  );
+}
+
 /** The simulator's front page: the sessions it holds, newest first, for a developer who wants to settle a "pay later". */
 export function renderIndex(store: PaymentStore): Reply {
   const rows = [...store.sessions.values()]

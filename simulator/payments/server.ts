@@ -1,9 +1,9 @@
 // The payments simulator's HTTP server: Stripe's API under /v1, the hosted
-// checkout page under /c/pay, the /__control API, one log line per request.
+// checkout page under /c/pay, receipts under /receipts, the /__control API, one log line per request.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { handleApi, IdempotencyCache } from "./api";
-import { handleCheckoutPage, renderIndex } from "./checkout-page";
+import { handleCheckoutPage, handleReceiptPage, renderIndex } from "./checkout-page";
 import type { PaymentsConfig, RuntimeSettings } from "./config";
 import { handleControl, sessionOf } from "./control";
 import { RequestError, stripeError, type Reply } from "./http";
@@ -29,7 +29,10 @@ export function createPaymentsSimulator(config: PaymentsConfig) {
     if (url.pathname.startsWith("/__control/")) return handleControl({ store, sender, settings, log, reset }, req, url);
     if (url.pathname.startsWith("/v1/")) return handleApi(store, idempotency, req, url.pathname);
     if (url.pathname === "/" && req.method === "GET") return renderIndex(store);
-    return (await handleCheckoutPage(store, config.PAYMENTS_SIMULATOR_MERCHANT, req, url)) ?? { status: 404, html: "Not found." };
+    return (
+      handleReceiptPage(store, config.PAYMENTS_SIMULATOR_MERCHANT, req, url) ??
+      (await handleCheckoutPage(store, config.PAYMENTS_SIMULATOR_MERCHANT, req, url)) ?? { status: 404, html: "Not found." }
+    );
   }
 
   const server = http.createServer(async (req, res) => {

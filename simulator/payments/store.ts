@@ -39,6 +39,8 @@ export type Charge = {
   livemode: false;
   paid: boolean;
   payment_intent: string;
+  /** Where the buyer's receipt is, once the charge succeeded (Stripe hosts it; here the simulator's /receipts page). */
+  receipt_url: string | null;
   refunded: boolean;
   status: "pending" | "succeeded" | "failed";
   metadata: Record<string, string>;
@@ -176,6 +178,7 @@ export class PaymentStore {
       charge.status = "succeeded";
       charge.paid = true;
       charge.amount_captured = charge.amount;
+      charge.receipt_url = this.receiptUrl(charge.id);
       session.payment_status = "paid";
       this.emitEvent("charge.succeeded", charge);
       this.emitEvent("payment_intent.succeeded", intent);
@@ -269,8 +272,9 @@ export class PaymentStore {
 
   private startPayment(session: Session, chargeStatus: "succeeded" | "pending") {
     const intent = this.newIntent(session, chargeStatus === "succeeded" ? "succeeded" : "processing");
+    const id = newId("ch");
     const charge: Charge = {
-      id: newId("ch"),
+      id,
       object: "charge",
       amount: intent.amount,
       amount_captured: chargeStatus === "succeeded" ? intent.amount : 0,
@@ -280,6 +284,7 @@ export class PaymentStore {
       livemode: false,
       paid: chargeStatus === "succeeded",
       payment_intent: intent.id,
+      receipt_url: chargeStatus === "succeeded" ? this.receiptUrl(id) : null,
       refunded: false,
       status: chargeStatus,
       metadata: {},
@@ -287,6 +292,10 @@ export class PaymentStore {
     intent.latest_charge = charge.id;
     this.charges.set(charge.id, charge);
     return { intent, charge };
+  }
+
+  private receiptUrl(chargeId: string): string {
+    return `${this.publicUrl()}/receipts/${chargeId}`;
   }
 
   private emitEvent(type: string, object: Session | Charge | PaymentIntent | Refund): void {

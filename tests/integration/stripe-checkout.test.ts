@@ -77,6 +77,42 @@ describe("a paid checkout", () => {
   });
 });
 
+describe("the receipt", () => {
+  // A visitor of the app (behind its access gate), whose purchase the history links to its receipt.
+  const basic = { authorization: `Basic ${Buffer.from(`buyer:${APP_PASSWORD}`).toString("base64")}` };
+  const asVisitor = (visitor: ReturnType<typeof app.visitor>) => (path: string) => visitor(path, { headers: basic, redirect: "manual" });
+
+  test("the buyer is sent to the charge's receipt, which shows what was paid; anyone else, or an unknown id, gets 404", async () => {
+    const buyer = app.visitor();
+    const get = asVisitor(buyer);
+    await get("/api/generations?limit=1");
+    const ownerId = await buyer.ownerId();
+    const started = await startCheckout({ viewer: { id: ownerId }, packId: "creator" });
+    if (started.status !== "redirect") throw new Error(started.message);
+    const sessionId = new URL(started.url).pathname.split("/").pop()!;
+    // Not credited yet: no purchase of theirs, so no receipt.
+    expect((await get(`/credits/receipt/${sessionId}`)).status).toBe(404);
+    await control.act(sessionId, "pay");
+    await waitFor(() => control.delivered(sessionId, "checkout.session.completed"));
+
+    const answer = await get(`/credits/receipt/${sessionId}`);
+    expect(answer.status).toBe(303);
+    const session = await stripe.checkout.sessions.retrieve(sessionId, { expand: ["payment_intent.latest_charge"] });
+    const charge = (session.payment_intent as Stripe.PaymentIntent).latest_charge as Stripe.Charge;
+    expect(answer.headers.get("location")).toBe(charge.receipt_url);
+    const receipt = await fetch(answer.headers.get("location")!);
+    expect(receipt.status).toBe(200);
+    const html = await receipt.text();
+    expect(html).toContain("$45.00");
+    expect(html).toContain("Creator");
+
+    const stranger = asVisitor(app.visitor());
+    expect((await stranger(`/credits/receipt/${sessionId}`)).status).toBe(404);
+    expect((await get("/credits/receipt/cs_test_doesnotexist")).status).toBe(404);
+    expect((await get("/credits/receipt/..%2F..%2Fetc")).status).toBe(404);
+  });
+});
+
 describe("a delayed payment (pay later)", () => {
   test("completed unpaid credits nothing; async_payment_succeeded then credits once", async () => {
     const { ownerId, sessionId } = await checkout("starter");
