@@ -18,6 +18,7 @@
 // do it in time throws the pool's busy error, never a verdict on the file.
 import "server-only";
 import { execFile } from "node:child_process";
+import os from "node:os";
 import { isVideoFormat, type MediaFormat } from "@/lib/models/media-limits";
 import { mediaBusy, mediaPool } from "./media-pool";
 import { readHead, sniffFormat } from "./sniff";
@@ -40,6 +41,15 @@ export const STILL_WIDTH = 640;
 export const STILL_CONTENT_TYPE: Record<StillFormat, string> = { jpeg: "image/jpeg", webp: "image/webp" };
 
 export class ToolchainMissingError extends Error {}
+
+/**
+ * How a run shares the CPU with the requests this instance answers. A still is
+ * background work: its FFmpeg runs at nice 10 (below normal on Windows), so on
+ * a busy machine a callback or a page is served first and the still waits. A
+ * frame a person asked for ("use last frame") is not, and runs at normal priority.
+ */
+export type ToolPriority = "normal" | "background";
+const BACKGROUND_NICE = 10;
 
 /** The demuxers a kind of input may be read with (FFmpeg's names), and the one each sniffed format is read with. */
 const VIDEO_DEMUXERS = "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm";
@@ -70,16 +80,17 @@ export async function probeMedia({ file, timeoutMs = DEFAULT_TIMEOUT_MS }: { fil
  * A pinned video input (pinnedInput) and what it holds, when it is a video
  * FFmpeg can read no larger than MAX_DIMENSION: what a frame is taken from.
  */
-async function decodableVideo(file: string, timeoutMs: number): Promise<{ input: string[]; probe: MediaProbe } | null> {
+async function decodableVideo(file: string, timeoutMs: number, priority: ToolPriority): Promise<{ input: string[]; probe: MediaProbe } | null> {
   const input = await pinnedInput(file, "video");
-  const probe = input && (await probePinned(input, timeoutMs));
+  const probe = input && (await probePinned(input, timeoutMs, priority));
   return input && probe && probe.width <= MAX_DIMENSION && probe.height <= MAX_DIMENSION ? { input, probe } : null;
 }
 
-async function probePinned(input: string[], timeoutMs: number): Promise<MediaProbe | null> {
+async function probePinned(input: string[], timeoutMs: number, priority: ToolPriority = "normal"): Promise<MediaProbe | null> {
   const out = await run("ffprobe", ["-v", "error", ...input, "-select_streams", "v:0", "-show_entries", "stream=width,height,codec_name:format=duration", "-of", "json"], {
     timeoutMs,
     maxBytes: MAX_PROBE_BYTES,
+    priority,
   });
   if (!out) return null;
   try {
@@ -96,7 +107,7 @@ async function probePinned(input: string[], timeoutMs: number): Promise<MediaPro
 /**
  * One frame of `file` near `atSeconds` (the first frame when the clip is
  * shorter), scaled to `width` px wide, as a JPEG or WebP image; null when the
- * file has no decodable video frame.
+ * file has no decodable video frame. Background work by default (ToolPriority).
  */
 export async function extractStill({
   file,
@@ -104,14 +115,16 @@ export async function extractStill({
   width = STILL_WIDTH,
   format = "jpeg",
   timeoutMs = DEFAULT_TIMEOUT_MS,
+  priority = "background",
 }: {
   file: string;
   atSeconds?: number;
   width?: number;
   format?: StillFormat;
   timeoutMs?: number;
+  priority?: ToolPriority;
 }): Promise<{ image: Buffer; contentType: string; probe: MediaProbe } | null> {
-  const video = await decodableVideo(file, timeoutMs);
+  const video = await decodableVideo(file, timeoutMs, priority);
   if (!video) return null;
   const { input, probe } = video;
   const at = probe.durationSeconds !== null && probe.durationSeconds > atSeconds * 2 ? atSeconds : 0;
@@ -122,7 +135,7 @@ export async function extractStill({
     ["-nostdin", "-v", "error", "-threads", "1", "-ss", String(at), ...input, "-map", "0:v:0", "-frames:v", "1", "-an", "-sn", "-dn",
       // Even height, no upscaling of smaller clips.
       "-vf", `scale='min(${width},iw)':-2,format=yuvj420p`, ...codec, "-f", "image2pipe", "-"],
-    { timeoutMs, maxBytes: MAX_STILL_BYTES },
+    { timeoutMs, maxBytes: MAX_STILL_BYTES, priority },
   );
   return image && image.length > 0 ? { image, contentType: STILL_CONTENT_TYPE[format], probe } : null;
 }
@@ -184,7 +197,7 @@ const rate = (fraction: string | undefined): number | null => {
  * last one written stays). False when there is no decodable frame.
  */
 export async function extractFrame({ file, which, output, timeoutMs = DEFAULT_TIMEOUT_MS }: { file: string; which: "first" | "last"; output: string; timeoutMs?: number }): Promise<boolean> {
-  const video = await decodableVideo(file, timeoutMs);
+  const video = await decodableVideo(file, timeoutMs, "normal");
   if (!video) return false;
   const { input } = video;
   const frames = which === "last" ? ["-sseof", "-1", ...input, "-map", "0:v:0", "-update", "1"] : [...input, "-map", "0:v:0", "-frames:v", "1"];
@@ -245,14 +258,14 @@ export async function toolchainVersion(): Promise<string | null> {
  * loaded: the file may be fine), and ToolchainMissingError when the tool is
  * not installed.
  */
-function run(command: string, args: string[], limits: { timeoutMs: number; maxBytes: number }): Promise<Buffer | null> {
+function run(command: string, args: string[], limits: { timeoutMs: number; maxBytes: number; priority?: ToolPriority }): Promise<Buffer | null> {
   return mediaPool().run(() => spawnTool(command, args, limits));
 }
 
 /** One run of `command` with no shell, bounded in time and output: run() without the pool. */
-function spawnTool(command: string, args: string[], { timeoutMs, maxBytes }: { timeoutMs: number; maxBytes: number }): Promise<Buffer | null> {
+function spawnTool(command: string, args: string[], { timeoutMs, maxBytes, priority = "normal" }: { timeoutMs: number; maxBytes: number; priority?: ToolPriority }): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: maxBytes, windowsHide: true }, (error, stdout) => {
+    const child = execFile(command, args, { encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: maxBytes, windowsHide: true }, (error, stdout) => {
       if ((error as NodeJS.ErrnoException | null)?.code === "ENOENT") {
         return reject(new ToolchainMissingError(`${command} is not installed (or not on PATH): run \`npm run doctor\` for how to install FFmpeg.`));
       }
@@ -260,5 +273,16 @@ function spawnTool(command: string, args: string[], { timeoutMs, maxBytes }: { t
       if (error && error.killed && error.signal === "SIGKILL" && error.code !== "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") return reject(mediaBusy());
       resolve(error ? null : stdout);
     });
+    if (priority === "background") lowerPriority(child.pid);
   });
+}
+
+/** Background priority for a child just started (never raised above what it inherited); a child already gone is left be. */
+function lowerPriority(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    os.setPriority(pid, Math.max(os.getPriority(pid), BACKGROUND_NICE));
+  } catch {
+    // Exited already, or the platform refuses: it runs at the priority it has.
+  }
 }
