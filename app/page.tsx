@@ -3,7 +3,7 @@ import { Gallery } from "./_components/gallery";
 import { GenerationForm } from "./_components/generation-form";
 import { PAGE_SIZE, type GenerationFilters } from "./_components/client-data";
 import { brand } from "@/lib/brand";
-import { creditPricing } from "@/lib/credits/pricing";
+import { formPricing } from "@/lib/credits/pricing";
 import { GENERATION_STATES, type GenerationState } from "@/lib/generations/generation";
 import { getCompletionTimes } from "@/lib/generations/completion-history";
 import { listGenerations } from "@/lib/generations/queries";
@@ -36,7 +36,7 @@ export default async function HomePage({ searchParams }: { searchParams: SearchP
           <h2 id="new-video" className="mb-3 text-base font-semibold">
             New video
           </h2>
-          <GenerationForm models={MODELS} defaultModelId={DEFAULT_MODEL_ID} pricing={creditPricing()} />
+          <GenerationForm models={MODELS} defaultModelId={DEFAULT_MODEL_ID} pricing={formPricing()} />
         </section>
         <section aria-labelledby="gallery" className="min-w-0">
           <h2 id="gallery" className="mb-3 text-base font-semibold">

@@ -105,6 +105,9 @@ const schema = z
     SPEND_LIMIT_ADDRESS_CREDITS: optional(z.coerce.number().min(0)),
     // What every owner together may spend per window, on every instance; 0 turns it off.
     SPEND_LIMIT_TOTAL_CREDITS: optional(z.coerce.number().min(0)).default(0),
+    // "false": the kit's credits are off (an internal tool): submissions hold nothing, nobody is
+    // welcomed or sells credits, and only the spending caps bound what is spent (docs/credits.md).
+    CREDITS_ENABLED: optional(z.enum(["true", "false"]).transform((v) => v === "true")).default(true),
     // The kit's credits (lib/credits, docs/credits.md): a generation costs its gateway cost × CREDITS_MARKUP
     // ÷ CREDITS_CREDIT_VALUE_USD, rounded up to a whole credit; every new owner is given CREDITS_WELCOME_GRANT (0: none).
     CREDITS_MARKUP: optional(z.coerce.number().min(0.01).max(1000)).default(1.5),

@@ -10,6 +10,8 @@ export const ERROR_STATUS = {
   /** REQUIRE_SIGN_IN: a guest tried to generate or upload. */
   sign_in_required: 401,
   not_found: 404,
+  /** CREDITS_ENABLED=false: this server has no credits to show or sell. */
+  credits_disabled: 404,
   method_not_allowed: 405,
   conflict: 409,
   /** A signed link past its expiry, or an input deleted since. */

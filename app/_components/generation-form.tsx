@@ -1,7 +1,8 @@
 "use client";
 // The prompt form: model picker, the chosen model's fields (media fields
 // upload their files: media-field.tsx), the credits a submission holds
-// (computed with the server's pricing: the figure shown is the figure held),
+// (computed with the server's pricing: the figure shown is the figure held;
+// no pricing: credits are off and nothing is held or shown),
 // and the answer (field errors beside fields until they are edited, refusals
 // as a message, with a link to buy credits when they ran out; focus on the
 // first field to fix).
@@ -23,7 +24,7 @@ const newKey = () => (typeof crypto !== "undefined" && "randomUUID" in crypto ? 
 
 const credits = (n: number) => `${n.toLocaleString("en-US")} ${n === 1 ? "credit" : "credits"}`;
 
-export function GenerationForm({ models, defaultModelId, pricing }: { models: readonly ModelSpec[]; defaultModelId: string; pricing: CreditPricing }) {
+export function GenerationForm({ models, defaultModelId, pricing }: { models: readonly ModelSpec[]; defaultModelId: string; pricing: CreditPricing | null }) {
   const [state, formAction, isPending] = useActionState(submitGenerationAction, initialState);
   const [modelId, setModelId] = useState(defaultModelId);
   const [duration, setDuration] = useState<number | undefined>(undefined);
@@ -85,7 +86,7 @@ export function GenerationForm({ models, defaultModelId, pricing }: { models: re
   const notes = remixNotes?.model === model.id ? remixNotes.notes : {};
   const uploadsOf = (field: string) => uploads[`${model.id}:${field}`];
   const frames = model.kind === "first-last-frame" ? model.fields.filter((f) => f.type === "image") : [];
-  const perClip = (m: ModelSpec) => `${credits(holdCredits(m, DEFAULT_DURATION_SECONDS, pricing))} per ${DEFAULT_DURATION_SECONDS} s`;
+  const perClip = (m: ModelSpec) => (pricing ? ` · ${credits(holdCredits(m, DEFAULT_DURATION_SECONDS, pricing))} per ${DEFAULT_DURATION_SECONDS} s` : "");
   return (
     <form
       ref={formRef}
@@ -133,13 +134,15 @@ export function GenerationForm({ models, defaultModelId, pricing }: { models: re
         >
           {models.map((m) => (
             <option key={m.id} value={m.id}>
-              {m.label} — {KIND_LABELS[m.kind]} · {perClip(m)}
+              {m.label} — {KIND_LABELS[m.kind]}
+              {perClip(m)}
             </option>
           ))}
         </select>
         <p id="model-help" className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">
-          {KIND_LABELS[model.kind]} · {perClip(model)}
-          {model.usdPerSecond === null ? " (estimated: this model's rate is not published)" : ""} · <code>{model.id}</code>
+          {KIND_LABELS[model.kind]}
+          {perClip(model)}
+          {pricing && model.usdPerSecond === null ? " (estimated: this model's rate is not published)" : ""} · <code>{model.id}</code>
         </p>
         <FieldErrors id="model-error" messages={errors.model} />
       </div>
@@ -172,18 +175,20 @@ export function GenerationForm({ models, defaultModelId, pricing }: { models: re
       )}
 
       <div className="flex flex-wrap items-center justify-between gap-3 pt-2">
-        <p className="text-sm text-zinc-600 dark:text-zinc-300">
-          Holds{" "}
-          <span className="font-semibold" data-testid="cost-estimate">
-            {credits(holdCredits(model, duration, pricing))}
-          </span>
-          <span className="text-zinc-500 dark:text-zinc-400"> · charged only on success, never more</span>
-        </p>
+        {pricing ? (
+          <p className="text-sm text-zinc-600 dark:text-zinc-300">
+            Holds{" "}
+            <span className="font-semibold" data-testid="cost-estimate">
+              {credits(holdCredits(model, duration, pricing))}
+            </span>
+            <span className="text-zinc-500 dark:text-zinc-400"> · charged only on success, never more</span>
+          </p>
+        ) : null}
         <button
           ref={submitRef}
           type="submit"
           disabled={isPending}
-          className="rounded-lg bg-brand-600 px-4 py-2 text-sm font-semibold text-white shadow-sm hover:bg-brand-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 disabled:opacity-60"
+          className="ml-auto rounded-lg bg-brand-600 px-4 py-2 text-sm font-semibold text-white shadow-sm hover:bg-brand-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 disabled:opacity-60"
         >
           {isPending ? "Submitting…" : "Generate video"}
         </button>

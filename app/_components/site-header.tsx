@@ -1,8 +1,9 @@
 // The header on every page: the product name home, the visitor's spend against
-// their cap and the credit balance, who is signed in, then the site-wide banners.
+// their cap and the credit balance (when credits are on), who is signed in, then the site-wide banners.
 import { createHash } from "node:crypto";
 import Link from "next/link";
 import { brand } from "@/lib/brand";
+import { creditsEnabled } from "@/lib/credits/pricing";
 import { callbacksReachable } from "@/lib/generations/callback-url";
 import { getViewer } from "@/lib/viewer/get-viewer";
 import { GatewayBanner, PollingBanner } from "./banners";
@@ -29,7 +30,7 @@ export async function SiteHeader() {
         </Link>
         <div className="flex flex-wrap items-center gap-2">
           <SpendBadge />
-          <CreditsBadge />
+          {creditsEnabled() ? <CreditsBadge /> : null}
           {viewer?.account ? (
             <Link href="/account" className={navLink} title={`Signed in as ${viewer.account.email}`}>
               Account

@@ -1,9 +1,12 @@
 // Buy credits: the viewer's balance and the packs on sale, each with its Buy
 // button (Stripe Checkout, or the local payments simulator without a key),
-// then the history of the viewer's credits.
+// then the history of the viewer's credits. With credits off
+// (CREDITS_ENABLED=false) there is nothing to buy: a 404, as the header has no link here.
 import { headers } from "next/headers";
 import Link from "next/link";
+import { notFound } from "next/navigation";
 import { showCreditBalance } from "@/lib/credits/balance";
+import { creditsEnabled } from "@/lib/credits/pricing";
 import { visitorKey } from "@/lib/rate-limit";
 import { CREDIT_PACKS, formatPackPrice } from "@/lib/credits/prices";
 import { pageMetadata } from "@/lib/brand/page-metadata";
@@ -20,6 +23,7 @@ export const metadata = pageMetadata({ title: "Buy credits", description: "Your 
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
 export default async function CreditsPage({ searchParams }: { searchParams: SearchParams }) {
+  if (!creditsEnabled()) notFound();
   const { checkout } = await searchParams;
   const viewer = await getViewer();
   const balance = viewer ? await showCreditBalance({ ownerId: viewer.id, visitor: visitorKey(await headers()) }) : null;

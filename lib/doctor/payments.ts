@@ -1,7 +1,8 @@
 // Can the app take payments? With STRIPE_SECRET_KEY: Stripe accepts the key
 // (one cheap authenticated read), the webhook secret has its shape, and an
 // endpoint is registered for the events the kit uses. Without it: the local
-// payments simulator answers (development and tests), or buying is off.
+// payments simulator answers (development and tests), or buying is off: a
+// warning, unless credits are off altogether (CREDITS_ENABLED=false).
 import type Stripe from "stripe";
 import type { PaymentsSettings } from "@/lib/payments/settings";
 import { fail, ok, warn, type CheckResult } from "./check";
@@ -16,12 +17,15 @@ export async function checkPayments({
   publicBaseUrl,
   production,
   stripe,
+  creditsEnabled = true,
 }: {
   settings: PaymentsSettings;
   publicBaseUrl: string;
   production: boolean;
   stripe: Stripe | null;
+  creditsEnabled?: boolean;
 }): Promise<CheckResult[]> {
+  if ((settings.mode === "off" || !stripe) && !creditsEnabled) return [ok(NAME, "credits are off (CREDITS_ENABLED=false): submissions hold none and nothing is sold")];
   if (settings.mode === "off" || !stripe) {
     return [warn(NAME, `buying credits is off: ${settings.mode === "off" ? settings.reason : "no Stripe client"}`, "set STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET (docs/payments.md)")];
   }

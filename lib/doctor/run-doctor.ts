@@ -44,7 +44,7 @@ export async function runDoctor({ source = rawEnvironment(), cwd = process.cwd()
     checkInputs({ publicBaseUrl: env.PUBLIC_BASE_URL, gatewayIsLocal: env.gatewayIsLocal, storageEnabled: env.MEDIA_STORAGE !== "none", source }),
     checkMediaToolchain({ storageEnabled: env.MEDIA_STORAGE !== "none", version: toolchainVersion }),
     checkAccounts({ smtpUrl: env.SMTP_URL, production: env.NODE_ENV === "production", verifyTransport: verifyMailTransport, socialProviders: enabledSocialProviders() }),
-    checkPayments({ settings: env.payments, publicBaseUrl: env.PUBLIC_BASE_URL, production: env.NODE_ENV === "production", stripe: stripeClient() }),
+    checkPayments({ settings: env.payments, publicBaseUrl: env.PUBLIC_BASE_URL, production: env.NODE_ENV === "production", stripe: stripeClient(), creditsEnabled: env.CREDITS_ENABLED }),
   ]);
   results.push(database, gateway, callbacks, inputs, checkCron({ cronSecret: env.CRON_SECRET, gatewayIsLocal: env.gatewayIsLocal }), ...media, accounts, ...payments);
   return results;

@@ -3,7 +3,7 @@
 // → send → record, keeping an honest outcome (PENDING with a taskId, or SUBMIT_FAILED
 // with a reason). Idempotency and the failure wording sit beside it.
 import "server-only";
-import { holdFor } from "@/lib/credits/pricing";
+import { creditsEnabled, holdFor } from "@/lib/credits/pricing";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
@@ -75,7 +75,8 @@ export async function submitGeneration({
     // The spending caps (owner, address, total) and the owner's credits (402) refuse here, before
     // the gateway is asked; and so does an upload deleted since it was checked. From the insert on,
     // the generation holds its estimate in credits and its uploads: the cleanup follows its
-    // retention, not the unused uploads'.
+    // retention, not the unused uploads'. With credits off (CREDITS_ENABLED=false) it holds none,
+    // and takes no credit lock: only the caps bound it.
     row = await insertGeneration(
       {
         model: model.id,
@@ -91,7 +92,7 @@ export async function submitGeneration({
         costEstimate: estimateCredits(model, duration),
         promptSearch: searchText(prompt), // feeds the gallery's search
       },
-      { uploadIds, hold: { credits: holdFor(model, duration), visitor } },
+      { uploadIds, hold: creditsEnabled() ? { credits: holdFor(model, duration), visitor } : undefined },
     );
   } catch (error) {
     if (error instanceof AppError) throw error;

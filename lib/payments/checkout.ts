@@ -5,6 +5,7 @@
 import "server-only";
 import type Stripe from "stripe";
 import { env } from "@/lib/env";
+import { creditsEnabled } from "@/lib/credits/pricing";
 import { findCreditPack, type CreditPack } from "@/lib/credits/prices";
 import type { Viewer } from "@/lib/viewer/get-viewer";
 import { stripeClient } from "./stripe-client";
@@ -17,6 +18,7 @@ export type CheckoutMetadata = { ownerId: string; packId: string; credits: strin
 export const CHECKOUT_CANCELLED = "cancelled";
 
 export async function startCheckout({ viewer, packId }: { viewer: Viewer; packId: string }): Promise<CheckoutStart> {
+  if (!creditsEnabled()) return { status: "error", message: "Credits are off on this server: there is nothing to buy." };
   const pack = findCreditPack(packId);
   if (!pack) return { status: "error", message: "That pack is not on sale." };
   const stripe = stripeClient();

@@ -7,11 +7,15 @@
 //   checkout.session.async_payment_succeeded → credit (a delayed method cleared)
 //   charge.refunded                         → claw back the refunded share
 //   anything else                           → 2xx, ignored
+// With credits off (CREDITS_ENABLED=false) nothing new is sold, but a payment
+// that still arrives (a checkout opened before, a refund) is money that moved:
+// it is recorded as with credits on, and a purchase is logged for the operator.
 import "server-only";
 import Stripe from "stripe";
 import { z } from "zod";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { creditsEnabled } from "@/lib/credits/pricing";
 import { findCreditPack } from "@/lib/credits/prices";
 import { creditPaidCheckout, PaymentRefusedError, refundCheckoutPayment } from "@/lib/credits/purchases";
 import { stripeClient } from "./stripe-client";
@@ -95,6 +99,9 @@ async function creditSession(session: Stripe.Checkout.Session, eventId: string):
       currency: session.currency,
       paymentIntentId: idOf(session.payment_intent),
     });
+    if (credited && !creditsEnabled()) {
+      console.warn(`[framehook] Stripe checkout ${session.id} credited ${credits} credits to ${ownerId} while credits are off (CREDITS_ENABLED=false): they can spend them only once credits are on again; refund it in the Stripe dashboard if they will not be.`);
+    }
     return credited ? "credited" : "already_credited";
   } catch (error) {
     if (error instanceof PaymentRefusedError) return refuse(error.message);

@@ -1,8 +1,11 @@
 // Where Stripe Checkout returns after a payment: the new balance once the
 // webhook has credited the session, and until then an honest "processing".
+// With credits off (CREDITS_ENABLED=false): a 404, as /credits is.
 import { headers } from "next/headers";
 import Link from "next/link";
+import { notFound } from "next/navigation";
 import { showCreditBalance } from "@/lib/credits/balance";
+import { creditsEnabled } from "@/lib/credits/pricing";
 import { visitorKey } from "@/lib/rate-limit";
 import { pageMetadata } from "@/lib/brand/page-metadata";
 import { getCheckoutStatus, type CheckoutStatus } from "@/lib/payments/checkout-status";
@@ -16,6 +19,7 @@ export const metadata = { ...pageMetadata({ title: "Payment", description: "Your
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
 export default async function CheckoutSuccessPage({ searchParams }: { searchParams: SearchParams }) {
+  if (!creditsEnabled()) notFound();
   const { session_id: raw } = await searchParams;
   const sessionId = typeof raw === "string" ? raw : "";
   const viewer = await getViewer();
