@@ -7,13 +7,13 @@
 // (0 to 3 copies, shuffled with other tasks' callbacks, some sent at once), a
 // contradictory callback after the outcome, a gallery read that polls, a
 // cron run, a purchase (its completion sent up to 3 times, sometimes after a
-// refund of it) and refunds, partial or full. A model follows it; after every
-// step the owner's balance and what is held (GET /api/credits) are the
-// model's, and after the run is drained (every task finished and its outcome
-// applied, waited for on the rows) the ledger is checked row by row:
-// balance = grants + purchases − captures − open holds − clawbacks, one
-// settlement per generation, a capture only for a SUCCESS the gateway
-// reported, each Checkout Session credited once.
+// refund of it) and refunds, partial or full. A model
+// (tests/support/credit-model.ts) follows it; after every step the owner's
+// balance and what is held (GET /api/credits) are the model's, and after the
+// run is drained (every task finished and its outcome applied, waited for on
+// the rows) the ledger is checked row by row: balance = grants + purchases −
+// captures − open holds − clawbacks, one settlement per generation, a capture
+// only for a SUCCESS the gateway reported, each Checkout Session credited once.
 //
 // A failure prints fast-check's seed and path; to replay it:
 //   CREDIT_PROPERTIES_SEED=<seed> CREDIT_PROPERTIES_PATH=<path> npx vitest run tests/integration/credit-properties.test.ts
@@ -22,6 +22,25 @@ import fc from "fast-check";
 import Stripe from "stripe";
 import { afterAll, describe, expect, test } from "vitest";
 import { startApp, waitFor } from "../support/app";
+import {
+  applyRefund,
+  completedEvent,
+  DEFAULT_SECONDS,
+  gatewayUsd,
+  holdFor,
+  MODELS,
+  PACKS,
+  refundedAmount,
+  refundedEvent,
+  reported,
+  settle,
+  type Buy,
+  type Figure,
+  type Gen,
+  type Model,
+  type PackId,
+  type Share,
+} from "../support/credit-model";
 import { uniqueMarker } from "../support/simulator-control";
 
 // Small: one short video, so that running out (402) and a refund of credits already spent (owed) are a few steps away.
@@ -51,33 +70,8 @@ afterAll(() => app.close());
 const stripe = new Stripe("sk_test_unused");
 
 // ---------------------------------------------------------------------------
-// Prices, as the operator's documented defaults make them (markup 1.5, a
-// credit $0.10): written out here rather than imported, so that the model is
-// not the code under test.
-const MODELS = ["alpha-2.5-text-to-video-480p", "alpha-2.5-text-to-video"] as const;
-const USD_MICROS_PER_SECOND = 140_800;
-const DEFAULT_SECONDS = 5;
-/** Whole credits for a cost in USD: × 1.5 ÷ 0.1, rounded up. */
-const creditsFor = (usd: number) => {
-  const micros = Math.round(usd * 1_000_000);
-  return micros <= 0 ? 0 : Math.ceil((micros * 15) / 1_000_000 - 1e-9);
-};
-const holdFor = (seconds: number) => Math.ceil((USD_MICROS_PER_SECOND * seconds * 15) / 1_000_000 - 1e-9);
-
-const PACKS = {
-  starter: { credits: 100, unitAmount: 1_000 },
-  creator: { credits: 500, unitAmount: 4_500 },
-  studio: { credits: 1_200, unitAmount: 9_900 },
-} as const;
-type PackId = keyof typeof PACKS;
-type Share = "quarter" | "half" | "full";
-const refundedAmount = (pack: PackId, share: Share) => (PACKS[pack].unitAmount * { quarter: 1, half: 2, full: 4 }[share]) / 4;
-
-// ---------------------------------------------------------------------------
 // The commands. Picks are indexes taken modulo what exists when they run, so
 // that every drawn sequence (and every shrunk one) can run.
-/** What the gateway reports a SUCCESS cost in its callbacks: its own figure, less, more than the estimate, nothing. */
-type Figure = "gateway" | "below" | "above" | "zero";
 type Command =
   | { kind: "submit"; model: (typeof MODELS)[number]; duration: number | null; outcome: "success" | "failure" | "refused"; figure: Figure }
   | { kind: "finish"; pick: number }
@@ -132,73 +126,6 @@ const command: fc.Arbitrary<Command> = fc.oneof(
 );
 
 // ---------------------------------------------------------------------------
-// The model.
-type Gen = {
-  id: string;
-  marker: string;
-  seconds: number;
-  hold: number;
-  outcome: "success" | "failure";
-  figure: Figure;
-  /** The gateway has finished the task (the simulator settled it). */
-  finished: boolean;
-  state: "PENDING" | "SUCCESS" | "FAILURE" | "SUBMIT_FAILED";
-  /** What its SUCCESS cost (what the capture kept of the hold). */
-  charge: number;
-  /** The gateway figure the SUCCESS was applied with, priced above the hold. */
-  overHold: boolean;
-};
-type Buy = { sessionId: string; paymentIntentId: string; pack: PackId; amountRefunded: number; clawedBack: number; owed: number; early: number };
-type Model = { balance: number; held: number; purchases: number; charges: number; clawbacks: number; gens: Gen[]; buys: Buy[] };
-
-/** The gateway's own figure for a SUCCESS (what the simulator charges): USD per second × seconds. */
-const gatewayUsd = (g: Gen) => (USD_MICROS_PER_SECOND * g.seconds) / 1_000_000;
-
-/** The figure a SUCCESS callback of `g` carries, given the simulator's own `creditsConsumed`. */
-function reported(g: Gen, simulatorFigure: number): number {
-  switch (g.figure) {
-    case "gateway":
-      return simulatorFigure;
-    case "below":
-      return 0.1;
-    case "above":
-      return Math.round(simulatorFigure * 4 * 10_000) / 10_000;
-    case "zero":
-      return 0;
-  }
-}
-
-/** The outcome lands: SUCCESS keeps what it cost (never more than the hold), FAILURE gives the hold back. */
-function settle(m: Model, g: Gen, figure: number | null) {
-  m.held -= g.hold;
-  if (g.outcome === "failure") {
-    g.state = "FAILURE";
-    m.balance += g.hold;
-    return;
-  }
-  const priced = figure === null ? g.hold : creditsFor(figure);
-  g.state = "SUCCESS";
-  g.charge = Math.min(priced, g.hold);
-  g.overHold = priced > g.hold;
-  m.charges += g.charge;
-  m.balance += g.hold - g.charge;
-}
-
-/** A cumulative refund figure applied to a credited purchase, as the ledger's rules say: the share, at most what is left, the rest owed. */
-function applyRefund(m: Model, b: Buy, amount: number) {
-  const { credits, unitAmount } = PACKS[b.pack];
-  const cumulative = Math.min(amount, unitAmount);
-  if (cumulative <= b.amountRefunded) return;
-  const due = Math.ceil((credits * cumulative) / unitAmount - 1e-9) - b.clawedBack - b.owed;
-  const taken = Math.max(0, Math.min(due, m.balance));
-  b.clawedBack += taken;
-  b.owed += due - taken;
-  b.amountRefunded = cumulative;
-  m.balance -= taken;
-  m.clawbacks += taken;
-}
-
-// ---------------------------------------------------------------------------
 // The outside world's requests.
 type Visitor = ReturnType<typeof app.visitor>;
 
@@ -226,44 +153,6 @@ async function sendStripe(event: object): Promise<string> {
   expect(response.status).toBe(200);
   return ((await response.json()) as { outcome: string }).outcome;
 }
-
-const stripeEvent = (type: string, object: object) => ({
-  id: `evt_${randomUUID().replaceAll("-", "")}`,
-  object: "event",
-  api_version: "2025-01-27.acacia",
-  created: Math.floor(Date.now() / 1000),
-  livemode: false,
-  pending_webhooks: 1,
-  request: { id: null, idempotency_key: null },
-  type,
-  data: { object },
-});
-
-const completedEvent = (ownerId: string, b: Buy) =>
-  stripeEvent("checkout.session.completed", {
-    id: b.sessionId,
-    object: "checkout.session",
-    mode: "payment",
-    status: "complete",
-    payment_status: "paid",
-    client_reference_id: ownerId,
-    metadata: { ownerId, packId: b.pack, credits: String(PACKS[b.pack].credits) },
-    currency: "usd",
-    amount_subtotal: PACKS[b.pack].unitAmount,
-    amount_total: PACKS[b.pack].unitAmount,
-    payment_intent: b.paymentIntentId,
-  });
-
-const refundedEvent = (b: Buy, amountRefunded: number) =>
-  stripeEvent("charge.refunded", {
-    id: `ch_${b.paymentIntentId.slice(3)}`,
-    object: "charge",
-    amount: PACKS[b.pack].unitAmount,
-    amount_refunded: amountRefunded,
-    refunded: amountRefunded >= PACKS[b.pack].unitAmount,
-    currency: "usd",
-    payment_intent: b.paymentIntentId,
-  });
 
 /** The simulator's task for `g` (it exists once the submit was accepted). */
 async function taskOf(g: Gen) {
