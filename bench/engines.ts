@@ -12,4 +12,4 @@ export const distDirOf = (engine: BenchEngine) => (engine === "sqlite" ? ".next-
 export const sampleUrlOf = (engine: BenchEngine) => (engine === "sqlite" ? "file:./data/bench-generate.db" : "postgresql://postgres@127.0.0.1:5432/framehook_bench");
 
 /** The benchmarks that depend on the database, run on every engine; the others run on SQLite only. */
-export const DATABASE_BOUND = ["1", "2", "3", "4"];
+export const DATABASE_BOUND = ["1", "2", "3", "4", "10"];

@@ -1,7 +1,7 @@
 // The load generator, run as its own process so that it does not share an
 // event loop with the orchestrator: reads a job file, runs autocannon, and
-// writes the result file. `items` gives each request its own path and body,
-// in order, across all connections.
+// writes the result file. `items` gives each request its own path and body
+// (and headers, if it has them), in order, across all connections.
 import fs from "node:fs";
 import autocannon, { type Options } from "autocannon";
 
@@ -13,7 +13,8 @@ export type LoadJob = {
   amount?: number;
   method?: "GET" | "POST";
   headers?: Record<string, string>;
-  items?: { path: string; body: string }[];
+  /** `headers`, when given, replace the job's for that request (e.g. a cookie per owner). */
+  items?: { path: string; body: string; headers?: Record<string, string> }[];
 };
 
 const [jobFile, resultFile] = process.argv.slice(2);

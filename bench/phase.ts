@@ -13,6 +13,7 @@ import { benchGalleryRealSize } from "./benchmarks/gallery-real-size";
 import { benchLiveGallery } from "./benchmarks/live-gallery";
 import { benchMediaCopy } from "./benchmarks/media-copy";
 import { benchPollingCost } from "./benchmarks/polling-cost";
+import { benchSubmitHolds } from "./benchmarks/submit-holds";
 import { benchUploads } from "./benchmarks/uploads";
 import { openDatabase, type BenchDb } from "./db";
 import { DATABASE_BOUND, distDirOf, type BenchEngine } from "./engines";
@@ -74,6 +75,7 @@ try {
     ["7. Live gallery", () => benchLiveGallery(running, database)],
     ["8. Gallery at real size", () => benchGalleryRealSize(running, database)],
     ["9. Uploads", () => benchUploads(running)],
+    ["10. Submit with credit holds", () => benchSubmitHolds(running, database)],
   ];
   for (const [title, run] of benchmarks) if (selected(title)) result.sections.push(await attempt(title, run));
   result.failed = result.sections.some((s) => s.targets.some((t) => t.label === "benchmark ran"));

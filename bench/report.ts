@@ -2,6 +2,7 @@
 // as a summary. Every figure sits beside a baseline measured in the same run.
 import fs from "node:fs";
 import os from "node:os";
+import { DATABASE_BOUND } from "./engines";
 
 export type Figure = {
   label: string;
@@ -66,7 +67,7 @@ export function renderMarkdown(runs: EngineRun[], run: RunInfo): string {
     `- **Command**: \`${run.command}\` (${fmt(run.seconds)} s in all, of which \`next build\` ${fmt(run.buildSeconds)} s: one build per engine)`,
     `- **Machine**: ${m.cores} × ${m.model}, ${m.memoryGiB.toFixed(1)} GiB memory, ${m.platform}`,
     `- **Node**: ${m.node}`,
-    `- **System under test**: \`next build\` + \`next start\` (production), the gateway simulator in its own process, all on 127.0.0.1, once per engine: ${engines}. SQLite is a fresh file; PostgreSQL is a throwaway server the bench starts from the system's binaries (scripts/local-postgres.ts, fsync off) and migrates with \`npm run db:migrate\`'s runner, with its own build (the Prisma client is generated per engine). The engines run one after the other, never at once; the database-bound benchmarks (1-4) run on both, the others on SQLite. The load generator runs in a third process on the same ${m.cores} cores, so it takes CPU from the app exactly as much during the baseline as during the measurement.`,
+    `- **System under test**: \`next build\` + \`next start\` (production), the gateway simulator in its own process, all on 127.0.0.1, once per engine: ${engines}. SQLite is a fresh file; PostgreSQL is a throwaway server the bench starts from the system's binaries (scripts/local-postgres.ts, fsync off) and migrates with \`npm run db:migrate\`'s runner, with its own build (the Prisma client is generated per engine). The engines run one after the other, never at once; the database-bound benchmarks (${DATABASE_BOUND.join(", ")}) run on both, the others on SQLite. The load generator runs in a third process on the same ${m.cores} cores, so it takes CPU from the app exactly as much during the baseline as during the measurement.`,
     `- **Load generator**: ${run.loadGenerator}`,
     "",
     "## Summary",

@@ -1,8 +1,10 @@
-// `npm run bench`: the benchmarks (issues 8, 13, 16 and 18) on each database
+// `npm run bench`: the benchmarks (issues 8, 13, 16, 18 and 38) on each database
 // engine in turn, SQLite then PostgreSQL, each in a process of its own
 // (bench/phase.ts) after generating that engine's Prisma client; then one
 // BENCHMARKS.md with the engines side by side, and a summary. The generated
-// client is put back to SQLite, the default, whatever happens.
+// client is put back to SQLite, the default, whatever happens. One benchmark
+// alone, on one engine: `BENCH_ONLY=10 BENCH_ENGINES=sqlite npm run bench`
+// (BENCHMARKS.md is left alone; the figures are printed and in bench/results/latest.json).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
