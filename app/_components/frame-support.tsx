@@ -1,15 +1,15 @@
 "use client";
 // Whether this server can take a frame from a video, as the page learned it
-// (lib/media/frame-support.ts): without FFmpeg the frame actions stay in
-// place, disabled, with the reason beside them.
+// (lib/media/frame-support.ts): without FFmpeg the frame actions take the
+// frame in the browser instead, and say so beside them.
 import { createContext, useContext } from "react";
 
 const FramesUnavailable = createContext<string | null>(null);
 
-/** `reason`: why frames cannot be taken here, or null when they can. */
+/** `reason`: why the server cannot take frames here, or null when it can. */
 export function FrameSupport({ reason, children }: { reason: string | null; children: React.ReactNode }) {
   return <FramesUnavailable value={reason}>{children}</FramesUnavailable>;
 }
 
-/** Why the frame actions are disabled here, or null when they work. */
+/** Why the server takes no frames here (the browser does), or null when it does. */
 export const useFramesUnavailable = () => useContext(FramesUnavailable);

@@ -3,13 +3,14 @@
 // here), offered as a reference video for a video field, or as their first or
 // last frame for an image field. The server takes it from the stored copy and
 // checks it against this field like an upload. Without FFmpeg on the server
-// the frame buttons show disabled, with the reason.
+// the browser takes the frame from the stored copy, and the field uploads it.
 import { useRef, useState, useTransition } from "react";
 import { continueFromResultAction } from "@/app/actions";
+import { FrameGrabError, grabFrame } from "./browser-frame";
 import { useFramesUnavailable } from "./frame-support";
 import type { SavedUpload } from "./upload-session";
 
-type Source = { id: string; prompt: string; durationSeconds: number | null; stillUrl: string | null };
+type Source = { id: string; prompt: string; durationSeconds: number | null; stillUrl: string | null; videoUrl: string };
 
 const button =
   "rounded-md px-2 py-1 text-xs font-medium text-zinc-700 ring-1 ring-zinc-300 hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 disabled:opacity-60 dark:text-zinc-200 dark:ring-zinc-700 dark:hover:bg-zinc-800";
@@ -20,12 +21,15 @@ export function GalleryPicker({
   fieldLabel,
   video,
   onPicked,
+  onFrame,
 }: {
   modelId: string;
   fieldName: string;
   fieldLabel: string;
   video: boolean;
   onPicked: (picked: SavedUpload) => void;
+  /** A frame taken in this browser (the server has no FFmpeg), for the field to upload. */
+  onFrame: (file: File) => void;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const [sources, setSources] = useState<Source[] | null>(null);
@@ -50,10 +54,20 @@ export function GalleryPicker({
   const pick = (source: Source, take: "first-frame" | "last-frame" | "video") =>
     startTransition(async () => {
       setMessage(take === "video" ? "Taking the video…" : "Taking the frame…");
+      const name = (which: string) => `${which} frame of “${source.prompt.slice(0, 30)}”.png`;
+      if (framesUnavailable && take !== "video") {
+        const which = take === "first-frame" ? "first" : "last";
+        try {
+          onFrame(await grabFrame({ src: source.videoUrl, which, name: name(which) }));
+          dialog.current?.close();
+        } catch (error) {
+          setMessage(error instanceof FrameGrabError ? error.message : "The frame could not be taken in this browser.");
+        }
+        return;
+      }
       const answer = await continueFromResultAction(source.id, take, { model: modelId, field: fieldName });
       if (answer.status === "success" && answer.upload) {
-        const name = take === "video" ? `${source.prompt.slice(0, 40)}.mp4` : `${take === "first-frame" ? "first" : "last"} frame of “${source.prompt.slice(0, 30)}”.png`;
-        onPicked({ name, video: take === "video", upload: answer.upload });
+        onPicked({ name: take === "video" ? `${source.prompt.slice(0, 40)}.mp4` : name(take === "first-frame" ? "first" : "last"), video: take === "video", upload: answer.upload });
         dialog.current?.close();
       } else setMessage(answer.message);
     });
@@ -114,11 +128,10 @@ export function GalleryPicker({
                           <button
                             key={take}
                             type="button"
-                            className={framesUnavailable ? `${button} cursor-not-allowed opacity-60` : button}
+                            className={button}
                             disabled={busy}
-                            aria-disabled={framesUnavailable ? "true" : undefined}
                             aria-describedby={framesUnavailable ? reasonId : undefined}
-                            onClick={framesUnavailable ? undefined : () => pick(source, take)}
+                            onClick={() => pick(source, take)}
                           >
                             {take === "first-frame" ? "First frame" : "Last frame"}
                             <span className="sr-only"> of “{source.prompt.slice(0, 60)}”</span>

@@ -11,7 +11,7 @@
 import { useEffect, useEffectEvent, useId, useRef, useState } from "react";
 import type { MediaFieldSpec } from "@/lib/models/catalog";
 import { GalleryPicker } from "./gallery-picker";
-import { readSavedUploads, saveUploads, uploadSessionKey, watchSavedUploads, type SavedUpload } from "./upload-session";
+import { readSavedUploads, saveUploads, takeOfferedFiles, uploadSessionKey, watchOfferedFiles, watchSavedUploads, type SavedUpload } from "./upload-session";
 import { describeLimits, FORMAT_CONTENT_TYPE, formatBytes, formatSeconds, isVideoLimits, mediaProblems, type MediaFormat } from "@/lib/models/media-limits";
 
 export type Uploaded = SavedUpload["upload"];
@@ -90,6 +90,21 @@ export function MediaField({
   useEffect(() => {
     if (restored.current) saveUploads(storageKey, items.filter((item) => item.status === "done").map(({ name, video, upload, used }) => ({ name, video, upload: upload!, used })));
   }, [items, storageKey]);
+
+  // A frame taken in the browser (a server without FFmpeg) is uploaded here as if it had been picked.
+  const takeOffered = useEffectEvent(() => {
+    const files = takeOfferedFiles(storageKey);
+    if (files.length) void add(files);
+  });
+  useEffect(() => {
+    // After the restore above (same frame, queued after it), so a restored upload does not replace the new one.
+    const frame = requestAnimationFrame(() => takeOffered());
+    const unwatch = watchOfferedFiles(storageKey, () => takeOffered());
+    return () => {
+      cancelAnimationFrame(frame);
+      unwatch();
+    };
+  }, [storageKey]);
 
   // The form hears of each change of what the field submits (to clear its error, to compare frames).
   const done = items.filter((item) => item.status === "done").map((item) => item.upload!);
@@ -294,7 +309,7 @@ export function MediaField({
                 }}
               />
             </label>
-            <GalleryPicker modelId={modelId} fieldName={field.name} fieldLabel={field.label} video={video} onPicked={addPicked} />
+            <GalleryPicker modelId={modelId} fieldName={field.name} fieldLabel={field.label} video={video} onPicked={addPicked} onFrame={(file: File) => void add([file])} />
             <span className="text-zinc-600 dark:text-zinc-400">or drop {maxItems > 1 ? "files" : "a file"} here, or paste</span>
           </div>
         )}

@@ -1,7 +1,9 @@
 "use client";
 // Uploaded files a media field holds, kept in the tab's session until they
 // are used: the field writes and restores them; "Use last frame as first
-// frame" puts one there for the field to pick up.
+// frame" puts one there for the field to pick up. A frame taken in the browser
+// (a server without FFmpeg) is a file not yet uploaded: it is offered to the
+// field, which uploads it as if the person had picked it.
 
 export type SavedUpload = {
   name: string;
@@ -38,4 +40,27 @@ export function watchSavedUploads(key: string, onChange: () => void): () => void
   const listener = (event: Event) => (event as CustomEvent<string>).detail === key && onChange();
   window.addEventListener(EVENT, listener);
   return () => window.removeEventListener(EVENT, listener);
+}
+
+const OFFER_EVENT = "framehook:offered-files";
+const offered = new Map<string, File[]>();
+
+/** Hands `files` to the media field of `key` (now, or when it mounts), which uploads them. */
+export function offerFiles(key: string, files: File[]) {
+  offered.set(key, [...(offered.get(key) ?? []), ...files]);
+  window.dispatchEvent(new CustomEvent(OFFER_EVENT, { detail: key }));
+}
+
+/** The files offered to `key` and not yet taken; taking them clears them. */
+export function takeOfferedFiles(key: string): File[] {
+  const files = offered.get(key) ?? [];
+  offered.delete(key);
+  return files;
+}
+
+/** Calls `onOffer` when files are offered to `key`. */
+export function watchOfferedFiles(key: string, onOffer: () => void): () => void {
+  const listener = (event: Event) => (event as CustomEvent<string>).detail === key && onOffer();
+  window.addEventListener(OFFER_EVENT, listener);
+  return () => window.removeEventListener(OFFER_EVENT, listener);
 }

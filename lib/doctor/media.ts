@@ -1,7 +1,7 @@
 // What the media work needs, one line per feature: uploads are checked with
 // npm packages (sharp, mediabunny) and always work; stills and "Use
 // first/last frame" need FFmpeg on PATH. Without it the app works with less
-// (placeholders, the frame actions disabled): a warning, never a failure.
+// (placeholders; frames taken in the browser instead): a warning, never a failure.
 import { ok, skip, warn, type CheckResult } from "./check";
 
 export const MEDIA_CHECK_NAMES = ["Uploads", "Stills", "Use first/last frame"] as const;
@@ -21,6 +21,6 @@ export async function checkMediaToolchain({ storageEnabled, version }: { storage
   return [
     uploadLine,
     warn(stills, "ffmpeg is not on PATH: stored videos get no still, and the gallery shows placeholders", INSTALL_FFMPEG),
-    warn(frames, "ffmpeg is not on PATH: the frame actions are disabled, and a request for a frame answers 503 media_toolchain_missing", INSTALL_FFMPEG),
+    warn(frames, "ffmpeg is not on PATH: browsers take frames themselves from the stored copy, and the server's frame request answers 503 media_toolchain_missing", INSTALL_FFMPEG),
   ];
 }

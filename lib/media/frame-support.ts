@@ -1,12 +1,13 @@
 // Whether this server can take a frame from a video (FFmpeg on PATH), for the
-// pages that offer "Use first/last frame", and the words said when it cannot.
-// Uploads need no FFmpeg; stills and frames do.
+// pages that offer "Use first/last frame", and the words said when it cannot:
+// the browser then takes the frame itself from the stored copy and uploads it
+// (app/_components/browser-frame.ts). Uploads need no FFmpeg; stills do.
 import "server-only";
 import { AppError } from "@/lib/errors";
 import { toolchainVersion } from "./toolchain";
 
-/** Shown beside a disabled frame action. */
-export const FRAMES_UNAVAILABLE_REASON = "Needs FFmpeg on the server (npm run doctor)";
+/** Shown beside the frame actions when the browser takes the frame. */
+export const FRAMES_UNAVAILABLE_REASON = "Frames are taken in your browser: the server has no FFmpeg (npm run doctor)";
 
 /** The answer to a request that needs a frame on a server without FFmpeg. */
 export const toolchainMissing = () =>
@@ -35,7 +36,7 @@ export function canExtractFrames(): Promise<boolean> {
   return answer;
 }
 
-/** Why the frame actions are disabled here, or null when they work. */
+/** Why the server does not take frames here (the browser does), or null when it does. */
 export async function framesUnavailableReason(): Promise<string | null> {
   return (await canExtractFrames()) ? null : FRAMES_UNAVAILABLE_REASON;
 }

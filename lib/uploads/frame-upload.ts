@@ -14,6 +14,7 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { isRecord, safeJsonParse } from "@/lib/http/json";
 import { MODELS } from "@/lib/models/catalog";
+import { FRAME_TARGET } from "@/lib/models/continue-targets";
 import { toolchainMissing } from "@/lib/media/frame-support";
 import { receiveUpload, type UploadView } from "./receive-upload";
 import { getMediaStorage } from "@/lib/storage/storage";
@@ -23,8 +24,7 @@ import { extractFrame, ToolchainMissingError } from "@/lib/media/toolchain";
 export const RESULT_TAKES = ["first-frame", "last-frame", "video"] as const;
 export type ResultTake = (typeof RESULT_TAKES)[number];
 
-/** The model a frame continues into, and the field it fills. */
-export const FRAME_TARGET = { model: MODELS.find((m) => m.kind === "first-last-frame")!.id, field: "first_frame_url" };
+export { FRAME_TARGET };
 
 /** Where a result's video goes by default: the first reference model that takes a clip that long, those with a known price first. */
 export function videoTarget(durationSeconds: number | null): { model: string; field: string } {
@@ -90,7 +90,16 @@ export async function uploadFromResult({
   }
 }
 
-export type ResultSource = { id: string; prompt: string; model: string; durationSeconds: number | null; stillUrl: string | null; createdAt: string };
+export type ResultSource = {
+  id: string;
+  prompt: string;
+  model: string;
+  durationSeconds: number | null;
+  stillUrl: string | null;
+  /** The stored copy, for a browser that takes the frame itself (a server without FFmpeg). */
+  videoUrl: string;
+  createdAt: string;
+};
 
 /** The owner's Ready results with a stored copy, newest first: what the form's gallery picker offers. */
 export async function listResultSources({ ownerId, take = 24 }: { ownerId: string; take?: number }): Promise<ResultSource[]> {
@@ -116,6 +125,7 @@ export async function listResultSources({ ownerId, take = 24 }: { ownerId: strin
       model: row.model,
       durationSeconds: durationOf(row.input),
       stillUrl: copy.stillKey !== null || copy.stillCheckedAt === null ? `/api/media/${copy.id}/still` : null,
+      videoUrl: `/api/media/${copy.id}`,
       createdAt: row.createdAt.toISOString(),
     };
   });

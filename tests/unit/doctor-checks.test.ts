@@ -129,7 +129,7 @@ describe("media: one line per feature, FFmpeg only for stills and frames", () =>
       ["Use first/last frame", "warn"],
     ]);
     expect(results[1]!.detail).toMatch(/the gallery shows placeholders/);
-    expect(results[2]!.detail).toMatch(/the frame actions are disabled, and a request for a frame answers 503 media_toolchain_missing/);
+    expect(results[2]!.detail).toMatch(/browsers take frames themselves from the stored copy, and the server's frame request answers 503 media_toolchain_missing/);
     for (const result of results.slice(1)) expect(result.fix).toMatch(/apt-get install ffmpeg.*brew install ffmpeg.*winget install/);
   });
 
