@@ -7,7 +7,7 @@ import type { Generation } from "@/lib/generations/generation";
 import { playbackUrl, stillUrl, storedAsFile } from "@/lib/copies/media-copy";
 import { findModel } from "@/lib/models/catalog";
 import { CardActions } from "./card-actions";
-import { formatCredits } from "./format";
+import { describeCharge, failureNote } from "./generation-charge";
 import { GenerationProgress } from "./generation-progress";
 import { ResultVideo, useResultExpiry } from "./result-video";
 import { StateBadge } from "./state-badge";
@@ -72,7 +72,8 @@ export const GenerationCard = memo(function GenerationCard({
         <p className="line-clamp-2 text-sm break-words" title={prompt}>
           {prompt}
         </p>
-        {inProgress ? <GenerationProgress generation={generation} typicalMs={typicalMs} /> : <Outcome generation={generation} />}
+        {inProgress ? <GenerationProgress generation={generation} typicalMs={typicalMs} /> : <Failure generation={generation} />}
+        <Charge generation={generation} />
         <div className="mt-auto flex flex-wrap items-center justify-between gap-x-3 gap-y-2 pt-1 text-sm">
           {placeholder ? (
             <span className="text-zinc-600 dark:text-zinc-400">Sending to the gateway…</span>
@@ -122,20 +123,30 @@ function NoVideo({ state, aspect }: { state: Generation["state"]; aspect: string
   );
 }
 
-function Outcome({ generation }: { generation: Generation }) {
-  if (generation.state === "SUCCESS") {
-    return (
-      <p className="text-sm font-medium tabular-nums" data-testid="credits-consumed">
-        {generation.creditsConsumed === null ? "Credits not reported" : `${formatCredits(generation.creditsConsumed)} credits`}
-      </p>
-    );
-  }
-  if (generation.state === "FAILURE" || generation.state === "SUBMIT_FAILED") {
-    return (
-      <p className="text-sm text-red-700 dark:text-red-400">
-        {generation.error?.message || "Generation failed."} <span className="font-semibold">Not charged.</span>
-      </p>
-    );
-  }
-  return null;
+function Failure({ generation }: { generation: Generation }) {
+  if (generation.state !== "FAILURE" && generation.state !== "SUBMIT_FAILED") return null;
+  const note = failureNote(generation);
+  return (
+    <p className="text-sm text-red-700 dark:text-red-400">
+      {generation.error?.message || "Generation failed."}
+      {note ? <span className="font-semibold"> {note}</span> : null}
+    </p>
+  );
+}
+
+/** The owner's credits: held while in progress (muted: nothing is spent yet), then what the video cost. */
+function Charge({ generation }: { generation: Generation }) {
+  const text = describeCharge(generation);
+  if (!text) return null;
+  const held = generation.charge?.status === "held";
+  return (
+    <p
+      className={`text-sm tabular-nums ${held ? "text-zinc-600 dark:text-zinc-400" : "font-medium"}`}
+      title={held ? "Charged only on success, never more" : undefined}
+      data-testid="generation-credits"
+      data-status={generation.charge?.status}
+    >
+      {text}
+    </p>
+  );
 }

@@ -9,7 +9,7 @@ import type { Generation } from "@/lib/generations/generation";
 import { playbackUrl, stillUrl, storedAsFile } from "@/lib/copies/media-copy";
 import { findModel } from "@/lib/models/catalog";
 import { ContinueActions, isContinuable } from "./continue-actions";
-import { formatCredits } from "./format";
+import { describeCharge } from "./generation-charge";
 import { aspectOf } from "./video-tile";
 
 const button =
@@ -105,9 +105,7 @@ export function GenerationViewer({
           ) : null}
           <div className="flex gap-1.5">
             <dt className="text-zinc-500 dark:text-zinc-400">Cost</dt>
-            <dd data-testid="viewer-cost">
-              {generation.creditsConsumed === null ? "not reported" : `${formatCredits(generation.creditsConsumed)} credits`}
-            </dd>
+            <dd data-testid="viewer-cost">{describeCharge(generation) ?? "—"}</dd>
           </div>
         </dl>
         <div className="flex flex-wrap items-center gap-2">

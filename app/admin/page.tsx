@@ -124,7 +124,8 @@ export default async function AdminPage({ searchParams }: { searchParams: Search
               <th className={th}>Owner</th>
               <th className={th}>State</th>
               <th className={th}>Prompt</th>
-              <th className={th}>Credits</th>
+              <th className={th}>Gateway credits</th>
+              <th className={th}>Owner&apos;s credits</th>
               <th className={th}>Ids</th>
             </tr>
           </thead>
@@ -139,6 +140,9 @@ export default async function AdminPage({ searchParams }: { searchParams: Search
                 </td>
                 <td className={`${td} max-w-xs break-words`}>{g.prompt}</td>
                 <td className={`${td} tabular-nums`}>{g.creditsConsumed === null ? "—" : formatCredits(g.creditsConsumed)}</td>
+                <td className={`${td} tabular-nums`} data-testid="admin-charge">
+                  {g.charge ? `${g.charge.credits.toLocaleString("en-US")} ${g.charge.status}` : "—"}
+                </td>
                 <td className={`${td} font-mono text-xs break-all`}>
                   <a href={`/admin?q=${encodeURIComponent(g.id)}`} className="text-brand-700 hover:underline dark:text-brand-400">
                     {g.id}

@@ -2,6 +2,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useActionState, useEffect } from "react";
+import { useSWRConfig } from "swr";
 import { announceClaim } from "@/app/_components/identity-watcher";
 import { keepGuestWork, type ClaimState } from "./actions";
 
@@ -10,12 +11,15 @@ const initial: ClaimState = { status: "idle" };
 export function ClaimForm() {
   const [state, action, pending] = useActionState(keepGuestWork, initial);
   const router = useRouter();
+  const { mutate } = useSWRConfig();
   useEffect(() => {
     if (state.status !== "kept") return;
-    // This browser's other tabs reload and show the kept videos; this one goes home.
+    // This browser's other tabs reload and show the kept videos; this one goes home,
+    // reading again what it holds from before the claim (the header's credits and spend are the account's now).
     announceClaim();
+    void mutate(() => true);
     router.replace("/");
-  }, [state.status, router]);
+  }, [state.status, router, mutate]);
   return (
     <form action={action} className="flex flex-wrap items-center gap-3">
       <button

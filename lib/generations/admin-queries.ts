@@ -3,17 +3,19 @@
 import "server-only";
 import { prisma } from "@/lib/db";
 import type { Prisma } from "@/lib/generated/prisma/client";
+import { readCreditCharges } from "./charges";
 import { toGeneration, type Generation } from "./generation";
 
 export type OwnedGeneration = Generation & { ownerId: string };
 export type OwnerSpend = { ownerId: string; generations: number; inFlight: number; charged: number; lastAt: string };
 
-/** The latest generations of every owner; `q` matches an owner id, generation id or task id exactly. */
+/** The latest generations of every owner, with what each charged its owner; `q` matches an owner id, generation id or task id exactly. */
 export async function listAllGenerations({ q, limit = 50 }: { q?: string; limit?: number }): Promise<OwnedGeneration[]> {
   const where: Prisma.GenerationWhereInput = q ? { OR: [{ ownerId: q }, { id: q }, { taskId: q }] } : {};
   const rows = await prisma.generation.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: limit });
+  const charges = await readCreditCharges(rows.map((row) => row.id));
   const now = Date.now();
-  return rows.map((row) => ({ ...toGeneration(row, now), ownerId: row.ownerId }));
+  return rows.map((row) => ({ ...toGeneration(row, now, charges.get(row.id) ?? null), ownerId: row.ownerId }));
 }
 
 /** Per owner since `since`: generations made, estimates still in flight, and credits charged. Busiest first. */

@@ -10,12 +10,14 @@ import { invalidateCreditBalance } from "@/lib/gateway/balance";
 import { ledgerKey } from "@/lib/credits/ledger";
 import { creditPricing } from "@/lib/credits/pricing";
 import { gatewayChargeCredits } from "@/lib/credits/prices";
-import type { OutcomeChange, OutcomeWrite } from "@/lib/database/outcome-write";
+import type { OutcomeChange, OutcomeWrite, WrittenOutcome } from "@/lib/database/outcome-write";
 import { prisma, writeOutcome } from "@/lib/db";
 import { env } from "@/lib/env";
 import { requestMediaCopies } from "@/lib/copies/copy-jobs";
 import type { DeliveryOutcome, DeliverySource } from "@/lib/generated/prisma/client";
 import type { TaskSnapshot } from "@/lib/gateway/task";
+import { chargeSettledBy, readCreditCharge } from "./charges";
+import type { CreditCharge } from "./generation";
 import { announceOutcome } from "./store";
 
 /** What older versions wrote when the gateway answered 404: a guess, which a real terminal report replaces. */
@@ -69,11 +71,12 @@ async function apply({ generationId, snapshot, source, detail }: ApplyArgs, { on
   }
 
   const change = terminalChange(snapshot, snapshot.state);
+  const settlement = settlementFor(generationId, snapshot);
   const written = await writeOutcome({
     ...report,
     change,
     replacesFailureCode: INFERRED_FAILURE_CODE,
-    settlement: settlementFor(generationId, snapshot),
+    settlement,
     delivery: { ...delivery, ifMatched: "APPLIED", ifNotMatched: { duplicateOf: snapshot.state, onlyIfHeld } },
   });
   if (written.settled?.overHold) {
@@ -81,31 +84,44 @@ async function apply({ generationId, snapshot, source, detail }: ApplyArgs, { on
       `[framehook] generation ${generationId}: the gateway charged ${snapshot.creditsConsumed}, above the hold of its estimate; the user was charged the hold (the difference is the operator's)`,
     );
   }
-  if (written.row && snapshot.state === "SUCCESS" && !written.settled) await warnIfFree(generationId);
+  const free = written.row && snapshot.state === "SUCCESS" && !written.settled ? await warnIfFree(generationId) : undefined;
   if (written.row) {
     // The gateway's balance has changed: the next read asks it again.
     invalidateCreditBalance();
     if (snapshot.state === "SUCCESS") requestMediaCopies([generationId]);
-    await announceOutcome(written.row, change).catch((error: unknown) => {
-      // Stored either way; open galleries catch up by their safety-net poll.
-      console.warn(`[framehook] could not announce the change of ${generationId}:`, error);
-    });
+    const row = written.row;
+    await chargeSettled(generationId, written.settled, settlement?.charge ?? null)
+      .then((charge) => announceOutcome(row, change, charge ?? free))
+      .catch((error: unknown) => {
+        // Stored either way; open galleries catch up by their safety-net poll.
+        console.warn(`[framehook] could not announce the change of ${generationId}:`, error);
+      });
   }
   return written.delivery && { outcome: written.delivery.outcome, deliveryId: written.delivery.id };
 }
 
 /**
+ * The card's charge after the write settled the hold, from what the write
+ * returned; read only for a capture at the hold, whose size it does not return.
+ */
+async function chargeSettled(generationId: string, settled: WrittenOutcome["settled"], charge: number | null): Promise<CreditCharge | undefined> {
+  if (!settled) return undefined;
+  return chargeSettledBy(settled, charge) ?? (await readCreditCharge(generationId)) ?? undefined;
+}
+
+/**
  * A SUCCESS that settled nothing: its hold had been given back (a task
  * flagged lost, or one that claimed its failed submission after the cron
- * stopped waiting), so the result is free to its owner. The operator is told.
+ * stopped waiting), so the result is free to its owner. The operator is told;
+ * the card's charge is that release (undefined: it held nothing).
  */
-async function warnIfFree(generationId: string): Promise<void> {
+async function warnIfFree(generationId: string): Promise<CreditCharge | undefined> {
   const release = await prisma.creditEntry.findUnique({ where: { idempotencyKey: ledgerKey.release(generationId) }, select: { amount: true } });
-  if (release) {
-    console.warn(
-      `[framehook] generation ${generationId}: a task whose hold of ${release.amount} credits had been given back (lost, or claimed late) succeeded; the result is free to its owner (the gateway's charge is the operator's)`,
-    );
-  }
+  if (!release) return undefined;
+  console.warn(
+    `[framehook] generation ${generationId}: a task whose hold of ${release.amount} credits had been given back (lost, or claimed late) succeeded; the result is free to its owner (the gateway's charge is the operator's)`,
+  );
+  return { status: "released", credits: release.amount };
 }
 
 /** The hold's capture at the gateway's figure priced in credits, or its release. */

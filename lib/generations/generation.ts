@@ -22,7 +22,10 @@ export type Generation = {
   resultUrlsDropped: number;
   /** The app's own copies of the results (lib/copies), by position in resultUrls. */
   storedMedia: StoredMedia[];
+  /** The gateway's charge for the task, in the gateway's credits: the operator's cost, never what the user paid. */
   creditsConsumed: number | null;
+  /** What it takes from its owner's credits; absent where that was not read (a submission's own answer, another owner's card). */
+  charge?: CreditCharge | null;
   error: { code: string; message: string } | null;
   /** False when callbacks were disabled for this task and polling carries it. */
   callbackEnabled: boolean;
@@ -40,7 +43,16 @@ export type Generation = {
   completedAt: string | null;
 };
 
-export function toGeneration(row: GenerationRow & { mediaCopies?: MediaCopy[] }, now = Date.now()): Generation {
+/**
+ * A generation's charge in the kit's credits (lib/credits): what its
+ * submission held while it is in progress, what was captured of that on
+ * success (never more), or the hold given back (a failure). Null: it holds
+ * none (made before credits existed, or none was recorded).
+ */
+export type CreditCharge = { status: "held" | "captured" | "released"; credits: number };
+
+/** `charge`: read beside the row (lib/generations/charges.ts); left out when not given. */
+export function toGeneration(row: GenerationRow & { mediaCopies?: MediaCopy[] }, now = Date.now(), charge?: CreditCharge | null): Generation {
   const input = safeJsonParse(row.input);
   const metadata = row.gatewayMetadata ? safeJsonParse(row.gatewayMetadata) : null;
   const { storedMedia, ...card } = toLiveCard(row, now);
@@ -53,6 +65,7 @@ export function toGeneration(row: GenerationRow & { mediaCopies?: MediaCopy[] },
     ...card,
     storedMedia: storedMedia ?? [],
     gatewayMetadata: isRecord(metadata) ? metadata : null,
+    ...(charge !== undefined ? { charge } : {}),
     createdAt: row.createdAt.toISOString(),
   };
 }
@@ -61,11 +74,12 @@ export function toGeneration(row: GenerationRow & { mediaCopies?: MediaCopy[] },
  * What a card shows that can change after it is created: what a live event
  * carries, so that an open tab renders the change without a read. Never the
  * inputs, the task id or the gateway's metadata (a showcase viewer receives
- * it too); `storedMedia` only when the publisher read the copies.
+ * it too); `storedMedia` only when the publisher read the copies, `charge`
+ * only when the write changed it (the owner's alone: visibility.ts).
  */
 export type LiveCard = Pick<
   Generation,
-  "state" | "updatedAt" | "completedAt" | "creditsConsumed" | "error" | "resultUrls" | "resultUrlsDropped" | "callbackEnabled" | "overdue" | "notFoundSince" | "lost"
+  "state" | "updatedAt" | "completedAt" | "creditsConsumed" | "charge" | "error" | "resultUrls" | "resultUrlsDropped" | "callbackEnabled" | "overdue" | "notFoundSince" | "lost"
 > & { storedMedia?: StoredMedia[] };
 
 export type LiveCardRow = Pick<

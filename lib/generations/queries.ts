@@ -3,9 +3,10 @@
 import "server-only";
 import { prisma } from "@/lib/db";
 import type { GenerationState, Prisma } from "@/lib/generated/prisma/client";
+import { readCreditCharges } from "./charges";
 import type { Generation } from "./generation";
 import { normalizeQuery } from "./search-text";
-import { asSeenBy, visibleTo, type OwnerScope } from "./visibility";
+import { asSeenBy, ownRowIds, visibleTo, type OwnerScope } from "./visibility";
 
 export const PAGE_SIZE_MAX = 100;
 
@@ -51,15 +52,18 @@ export async function listGenerations({
     include: { mediaCopies: true },
     ...(cursor ? { cursor: { id: cursor }, skip: 1 } : {}),
   });
+  const page = rows.slice(0, limit);
+  // What each card charged its owner: one read for the page.
+  const charges = await readCreditCharges(ownRowIds(owner, page));
   const now = Date.now();
-  const items = rows.slice(0, limit).map((row) => asSeenBy(owner, row, now));
+  const items = page.map((row) => asSeenBy(owner, row, charges, now));
   return { items, nextCursor: rows.length > limit ? (items.at(-1)?.id ?? null) : null };
 }
 
 /** Null when the generation does not exist or is not this owner's to see: callers answer 404 either way. */
 export async function getGeneration({ id, owner }: { id: string; owner: OwnerScope }): Promise<Generation | null> {
   const row = await prisma.generation.findFirst({ where: { AND: [{ id }, visibleTo(owner)] }, include: { mediaCopies: true } });
-  return row ? asSeenBy(owner, row) : null;
+  return row ? asSeenBy(owner, row, await readCreditCharges(ownRowIds(owner, [row]))) : null;
 }
 
 export type DeliveryEntry = {

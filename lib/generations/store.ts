@@ -3,7 +3,8 @@
 // what its card shows, read back by the write itself), except a task's
 // outcome, which is one write of its own with its delivery row
 // (apply-task-snapshot.ts, lib/database/outcome-write.ts) and announces
-// through announceOutcome. A soft delete is announced as such, so that every
+// through announceOutcome. A write that holds, captures or gives back credits
+// announces the card's new charge with it. A soft delete is announced as such, so that every
 // other tab showing the card drops it. A submission's credit hold is taken in
 // its insert's transaction, and given back in the transaction that fails it,
 // unless the gateway may have started its task anyway (then the cron gives it
@@ -17,10 +18,11 @@ import type { OutcomeChange, OutcomeRow } from "@/lib/database/outcome-write";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { spendLimitCheck } from "@/lib/generations/spend-limit";
 import { claimUploadsFor } from "@/lib/uploads/upload-store";
-import { toLiveCard, type LiveCardRow } from "./generation";
+import { toLiveCard, type CreditCharge, type LiveCardRow } from "./generation";
 import { awaitsAdoption } from "./submit-failure";
 
-type Announced = LiveCardRow & { id: string; ownerId: string; deletedAt: Date | null };
+/** `charge`: set when the write changed it (left out, the card keeps the one it shows). */
+type Announced = LiveCardRow & { id: string; ownerId: string; deletedAt: Date | null; charge?: CreditCharge | null };
 const ANNOUNCED = {
   id: true,
   ownerId: true,
@@ -36,7 +38,7 @@ const ANNOUNCED = {
   resultUrlsDropped: true,
   callbackEnabled: true,
   notFoundSince: true,
-} as const satisfies Record<Exclude<keyof Announced, "mediaCopies">, true>;
+} as const satisfies Record<Exclude<keyof Announced, "mediaCopies" | "charge">, true>;
 
 /** How long a submit waits out a busy database (a locked SQLite file, a full pool) before it fails. */
 const BUSY_WAIT_MS = 10_000;
@@ -86,7 +88,7 @@ export async function insertGeneration(
           { waitMs: BUSY_WAIT_MS },
         )
       : await prisma.generation.create({ data });
-  void announceGenerationRow(row);
+  void announceGenerationRow({ ...row, charge: holding ? { status: "held", credits: holding.credits } : null });
   return row;
 }
 
@@ -127,8 +129,9 @@ export async function failSubmission({ id, data }: { id: string; data: Prisma.Ge
           data: { ...data, state: "SUBMIT_FAILED", creditsConsumed: 0 },
           select: ANNOUNCED,
         });
-        if (failed && !awaitsAdoption(failed)) await releaseHoldIn(tx, { generationId: id, ownerId: failed.ownerId, note: `submission failed: ${data.errorCode}` });
-        return failed;
+        if (!failed || awaitsAdoption(failed)) return failed;
+        const released = await releaseHoldIn(tx, { generationId: id, ownerId: failed.ownerId, note: `submission failed: ${data.errorCode}` });
+        return withRelease(failed, released);
       }, TRANSACTION_OPTIONS),
     { waitMs: BUSY_WAIT_MS },
   );
@@ -160,10 +163,12 @@ export async function failAbandonedSubmits({
           data: { state: "SUBMIT_FAILED", creditsConsumed: 0, errorCode: "submit_interrupted", errorMessage, completedAt: new Date() },
           select: ANNOUNCED,
         });
+        const announced: Announced[] = [];
         for (const row of failed) {
-          if (!awaitsAdoption(row)) await releaseHoldIn(tx, { generationId: row.id, ownerId: row.ownerId, note: "submission interrupted" });
+          const released = awaitsAdoption(row) ? 0 : await releaseHoldIn(tx, { generationId: row.id, ownerId: row.ownerId, note: "submission interrupted" });
+          announced.push(withRelease(row, released));
         }
-        return failed;
+        return announced;
       }, TRANSACTION_OPTIONS),
     { waitMs: BUSY_WAIT_MS },
   );
@@ -178,18 +183,23 @@ export async function failAbandonedSubmits({
  * The row is written first, so an adoption or an outcome racing this waits
  * for it and then finds the hold settled (a SUCCESS then captures nothing).
  * Returns the credits released, 0 when the row no longer matches or the hold
- * was already settled.
+ * was already settled. A release is announced: the card says it was given back.
  */
 export async function releaseHoldOf({ id, where, note }: { id: string; where: Prisma.GenerationWhereInput; note: string }): Promise<number> {
-  return retryTransaction(
+  const { row, released } = await retryTransaction(
     () =>
       prisma.$transaction(async (tx) => {
-        const [row] = await tx.generation.updateManyAndReturn({ where: { ...where, id }, data: { updatedAt: new Date() }, select: { ownerId: true } });
-        return row ? releaseHoldIn(tx, { generationId: id, ownerId: row.ownerId, note }) : 0;
+        const [row] = await tx.generation.updateManyAndReturn({ where: { ...where, id }, data: { updatedAt: new Date() }, select: ANNOUNCED });
+        return { row, released: row ? await releaseHoldIn(tx, { generationId: id, ownerId: row.ownerId, note }) : 0 };
       }, TRANSACTION_OPTIONS),
     { waitMs: BUSY_WAIT_MS },
   );
+  if (row && released > 0) await announceGenerationRow(withRelease(row, released));
+  return released;
 }
+
+/** The row to announce after a release in its write: with the card's new charge when credits were given back. */
+const withRelease = (row: Announced, released: number): Announced => (released > 0 ? { ...row, charge: { status: "released", credits: released } } : row);
 
 /**
  * Deleting from the gallery is a soft delete: the row, its credits and its
@@ -227,15 +237,17 @@ export async function announceGenerationChange({ id }: { id: string }): Promise<
 }
 
 /**
- * A task's outcome, from the row the outcome write returned and what it set:
- * no read. It leaves the row terminal, so nothing about polling is left to say.
+ * A task's outcome, from the row the outcome write returned and what it set,
+ * with the charge its settlement left (undefined: unchanged): no read. It
+ * leaves the row terminal, so nothing about polling is left to say.
  */
-export function announceOutcome(row: OutcomeRow, change: Extract<OutcomeChange, { kind: "terminal" }>): Promise<void> {
+export function announceOutcome(row: OutcomeRow, change: Extract<OutcomeChange, { kind: "terminal" }>, charge?: CreditCharge): Promise<void> {
   return announceGenerationRow({
     ...row,
     ...change,
     completedAt: row.updatedAt,
     notFoundSince: null,
+    ...(charge ? { charge } : {}),
   });
 }
 
@@ -246,6 +258,6 @@ function announceGenerationRow(row: Announced): Promise<void> {
     state: row.state,
     updatedAt: row.updatedAt.toISOString(),
     ownerId: row.ownerId,
-    ...(row.deletedAt ? { deleted: true } : { card: toLiveCard(row) }),
+    ...(row.deletedAt ? { deleted: true } : { card: row.charge === undefined ? toLiveCard(row) : { ...toLiveCard(row), charge: row.charge } }),
   });
 }

@@ -4,7 +4,7 @@
 // live event tells each reader.
 import type { GenerationEvent, LiveChange } from "@/lib/events";
 import type { Generation as GenerationRow, Prisma } from "@/lib/generated/prisma/client";
-import { toGeneration, type Generation } from "./generation";
+import { toGeneration, type CreditCharge, type Generation } from "./generation";
 
 /**
  * Whose generations a reader sees: the owner's own, and with `shared` (the
@@ -23,12 +23,19 @@ export function visibleTo({ ownerId, shared }: OwnerScope): Prisma.GenerationWhe
   return shared ? { OR: [{ ownerId }, { state: "SUCCESS", deletedAt: null }] } : { ownerId };
 }
 
-/** A row as this reader sees it: another owner's shows the video and the prompt, never the inputs (they may hold private URLs). */
-export function asSeenBy(scope: OwnerScope, row: GenerationRow, now = Date.now()): Generation {
-  const generation = toGeneration(row, now);
-  if (row.ownerId === scope.ownerId) return generation;
-  return { ...generation, taskId: null, input: {}, gatewayMetadata: null, showcase: true };
+/**
+ * A row as this reader sees it, with what it charged its owner (`charges`,
+ * by id: none listed is none held). Another owner's shows the video and the
+ * prompt, never the inputs (they may hold private URLs) or what it cost them.
+ */
+export function asSeenBy(scope: OwnerScope, row: GenerationRow, charges: ReadonlyMap<string, CreditCharge>, now = Date.now()): Generation {
+  if (row.ownerId === scope.ownerId) return toGeneration(row, now, charges.get(row.id) ?? null);
+  return { ...toGeneration(row, now), taskId: null, input: {}, gatewayMetadata: null, showcase: true };
 }
+
+/** The generations whose charge this reader may see: their own. */
+export const ownRowIds = (scope: OwnerScope, rows: readonly Pick<GenerationRow, "id" | "ownerId">[]) =>
+  rows.filter((row) => row.ownerId === scope.ownerId).map((row) => row.id);
 
 /**
  * What a reader's stream is sent of a live event, or undefined for nothing:
@@ -42,6 +49,9 @@ export function eventSeenBy({ ownerId, shared }: OwnerScope): (event: Generation
     if (event.ownerId !== ownerId && !(shared && event.state === "SUCCESS")) return undefined;
     const change: LiveChange = { id: event.id, state: event.state, updatedAt: event.updatedAt };
     if (event.deleted) return { ...change, removed: true };
-    return event.card ? { ...change, card: event.card } : change;
+    if (!event.card) return change;
+    if (event.ownerId === ownerId) return { ...change, card: event.card };
+    // What another owner's video cost them is theirs alone.
+    return { ...change, card: { ...event.card, charge: undefined } };
   };
 }

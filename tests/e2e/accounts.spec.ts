@@ -1,10 +1,11 @@
 // Accounts as a person uses them: a guest makes a video, signs in with the
 // link emailed to them (a real SMTP server on loopback receives it), keeps
 // what they made, and their other tab follows; then adds a passkey (Chromium's
-// virtual authenticator), signs out, and signs back in with it.
+// virtual authenticator), signs out, and signs back in with it. Their credits
+// go with them: the account shows what the guest had left.
 import type { Page } from "@playwright/test";
 import { E2E_MAILBOX_URL } from "../../playwright.config";
-import { expect, test } from "./fixtures";
+import { expect, GalleryPage, test } from "./fixtures";
 
 /** The sign-in link last emailed to `email`, once it has arrived. */
 async function linkFor(email: string): Promise<string> {
@@ -58,6 +59,46 @@ test("a guest signs in with an emailed link and keeps their video; their other t
   await expect(page.getByText(email).first()).toBeVisible();
   await expect(page.getByText("This browser")).toBeVisible();
   await page.screenshot({ path: testInfo.outputPath("account.png"), fullPage: true });
+});
+
+test("an account's balance follows the guest → account claim: the header shows the guest's credits, not a fresh account's", async ({ gallery, simulator, page, browser }, testInfo) => {
+  await gallery.goto();
+  const welcome = await gallery.balanceValue();
+  const prompt = simulator.prompt("a windmill turning");
+  await gallery.submit(prompt);
+  await expect(gallery.badge(prompt)).toHaveText("Ready");
+  // 5 s of the default 480p model: 11 credits captured, so this guest has less than any new owner's welcome.
+  await expect(gallery.card(prompt).getByTestId("generation-credits")).toHaveText("11 credits");
+  await expect.poll(() => gallery.balanceValue()).toBe(welcome - 11);
+  const guest = welcome - 11;
+
+  const email = `windmill-${simulator.marker.replace(/\W/g, "").toLowerCase()}@example.com`;
+  await page.getByRole("link", { name: "Sign in" }).click();
+  await askForLink(page, email);
+  await page.goto(await linkFor(email));
+  await expect(page.getByRole("heading", { name: "Keep the 1 video made in this browser?" })).toBeVisible();
+  await page.getByRole("button", { name: "Keep them" }).click();
+
+  await expect(page).toHaveURL(/\/$/);
+  await expect(page.getByRole("link", { name: "Account" })).toBeVisible();
+  // The account has the guest's credits: neither a second welcome nor the guest's left behind.
+  await expect.poll(() => gallery.balanceValue()).toBe(guest);
+  await expect(gallery.card(prompt).getByTestId("generation-credits")).toHaveText("11 credits");
+  await page.locator("header").screenshot({ path: testInfo.outputPath("header-after-claim.png") });
+  await page.reload();
+  expect(await gallery.balanceValue()).toBe(guest);
+
+  // A fresh account, in a browser of its own, starts from the welcome: the figure above is the guest's.
+  const fresh = await browser.newContext({ baseURL: test.info().project.use.baseURL });
+  const other = await fresh.newPage();
+  await other.goto("/sign-in");
+  const freshEmail = `fresh-${simulator.marker.replace(/\W/g, "").toLowerCase()}@example.com`;
+  await askForLink(other, freshEmail);
+  await other.goto(await linkFor(freshEmail));
+  await other.goto("/");
+  await expect(other.getByRole("link", { name: "Account" })).toBeVisible();
+  await expect.poll(() => new GalleryPage(other).balanceValue()).toBe(welcome);
+  await fresh.close();
 });
 
 test("a signed-in person adds a passkey, signs out, and signs back in with it", async ({ browser, simulator }, testInfo) => {

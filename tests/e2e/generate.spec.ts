@@ -14,7 +14,8 @@ test("text to video: a prompt becomes a playable video by callback, with the cre
   await expect(gallery.badge(prompt)).toHaveText("Generating");
   await expect(gallery.badge(prompt)).toHaveText("Ready");
   const card = gallery.card(prompt);
-  await expect(card.getByTestId("credits-consumed")).toHaveText("0.704 credits");
+  // The visitor's credits (the gateway charged 0.704 of its own: the operator's cost).
+  await expect(card.getByTestId("generation-credits")).toHaveText("11 credits");
 
   // The grid holds no player until a tile is hovered (stills.spec.ts).
   await card.getByRole("button", { name: /in the viewer/ }).hover();
@@ -40,7 +41,8 @@ test("first and last frame: uploaded images go to the gateway and the video arri
   await gallery.attach("Last frame", { name: "flower.png", mimeType: "image/png", buffer: image() });
   await gallery.submit(prompt, { "Duration (s)": "4" });
   await expect(gallery.badge(prompt)).toHaveText("Ready");
-  await expect(gallery.card(prompt).getByTestId("credits-consumed")).toHaveText("0.5632 credits");
+  // $0.5632 at the gateway × 1.5 ÷ $0.10 = 8.448, rounded up.
+  await expect(gallery.card(prompt).getByTestId("generation-credits")).toHaveText("9 credits");
   const [task] = await simulator.tasks();
   expect(task).toMatchObject({ model: "alpha-2.5-first-last-frame-480p", state: "SUCCESS" });
 });

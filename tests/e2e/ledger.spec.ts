@@ -4,7 +4,8 @@
 // simulator. They run in the "ledger" project, after every other flow and one
 // at a time, because the gateway's balance is shared by everything that runs
 // against the simulator. Each also checks what the app itself recorded: the
-// card's credits and the visitor's spend, which a double apply would double.
+// card's credits (the visitor's, never the gateway's figure) and the visitor's
+// spend, which a double apply would double.
 import type { Page } from "@playwright/test";
 import { E2E_ADMIN_PASSWORD, E2E_GATEWAY_API_KEY } from "../../playwright.config";
 import { executeInAppDatabase } from "./database";
@@ -29,26 +30,45 @@ async function spent(page: Page): Promise<number> {
   return ((await response.json()) as { spend: { used: number } }).spend.used;
 }
 
-test("duplicate callbacks: one card, the hold captured once, the gateway charged once", async ({ gallery, simulator }) => {
-  await simulator.scenario({ callback: { duplicates: 4 } });
+test("duplicate callbacks: one card, the hold captured once, the gateway charged once; the card shows the hold, then the capture", async ({ gallery, simulator }) => {
+  // Pending until the test settles it, so that the held card is surely seen.
+  await simulator.scenario({ pendingMs: 600_000, callback: { duplicates: 4 } });
   await gallery.goto();
   const before = await gallery.balanceValue();
   const gatewayBefore = await simulator.control.credits(E2E_GATEWAY_API_KEY);
   const spentBefore = await spent(gallery.page);
   const prompt = simulator.prompt("Rain on a tin roof");
   await gallery.submit(prompt);
-  // Held from the submission on, shown as held until the outcome.
+  // Held from the submission on, shown as held until the outcome: in the header and on the card.
+  const credits = gallery.card(prompt).getByTestId("generation-credits");
+  await expect(credits).toHaveText(`Holds ${HOLD} credits`);
+  await expect(gallery.badge(prompt)).toHaveText("Generating");
   await expect.poll(() => gallery.balanceValue()).toBe(before - HOLD);
+  await gallery.card(prompt).screenshot({ path: test.info().outputPath("card-held.png") });
+
+  expect((await simulator.control.settle(simulator.marker)).settled).toBe(1);
   await expect(gallery.badge(prompt)).toHaveText("Ready");
   await expect.poll(async () => (await simulator.callbacks()).length).toBe(5);
   await expect(gallery.card(prompt)).toHaveCount(1);
-  await expect(gallery.card(prompt).getByTestId("credits-consumed")).toHaveText("0.704 credits");
+  // The capture, in the visitor's credits (the gateway's 0.704 is the operator's cost), from the live event.
+  await expect(credits).toHaveText(`${HOLD} credits`);
+  await expect(credits).toHaveAttribute("data-status", "captured");
+  await expect(gallery.card(prompt)).not.toContainText("0.704");
+  await gallery.card(prompt).screenshot({ path: test.info().outputPath("card-captured.png") });
   await expect(gallery.page.getByTestId("credits-held")).toHaveCount(0);
   expect(await gallery.balanceValue()).toBe(before - HOLD);
   expect(await simulator.control.credits(E2E_GATEWAY_API_KEY)).toBeCloseTo(gatewayBefore - 0.704, 4);
   expect(await spent(gallery.page)).toBeCloseTo(spentBefore + 0.704, 4);
   await gallery.page.reload();
   expect(await gallery.balanceValue()).toBe(before - HOLD);
+  await expect(credits).toHaveText(`${HOLD} credits`);
+
+  // The detail page says the same.
+  await gallery.openDetails(prompt);
+  await expect(gallery.page.getByTestId("detail-credits")).toHaveText(`${HOLD} credits`);
+  await expect(gallery.page.getByRole("main")).not.toContainText("0.704 credits");
+  await gallery.page.screenshot({ path: test.info().outputPath("detail-captured.png"), fullPage: true });
+  await gallery.goto();
 
   // The history on /credits: one hold, settled by one capture, newest first.
   await gallery.page.getByTestId("credits-balance").click();
@@ -68,11 +88,15 @@ test("a failed generation: the reason, Not charged, and the hold given back", as
   await gallery.submit(prompt);
   await expect(gallery.badge(prompt)).toHaveText("Failed");
   await expect(gallery.card(prompt)).toContainText("The model could not render this scene. Not charged.");
+  // Said once: the card has no charge line of its own for a failure.
+  await expect(gallery.card(prompt).getByTestId("generation-credits")).toHaveCount(0);
   await expect.poll(() => gallery.balanceValue()).toBe(before);
   await gallery.page.reload();
   expect(await gallery.balanceValue()).toBe(before);
   expect(await simulator.control.credits(E2E_GATEWAY_API_KEY)).toBe(gatewayBefore);
   expect(await spent(gallery.page)).toBe(spentBefore);
+  await gallery.openDetails(prompt);
+  await expect(gallery.page.getByTestId("detail-credits")).toHaveText(`Not charged · ${HOLD} credits held, given back`);
 });
 
 test("the gateway's own 402 (the operator's balance ran out): a clear message, a Not submitted card, the hold given back", async ({ gallery, simulator }) => {

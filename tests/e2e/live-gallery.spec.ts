@@ -59,12 +59,14 @@ test("a callback turns the card Ready from the pushed event alone: no poll while
 
   await expect(gallery.badge(prompt)).toHaveText("Ready", { timeout: 20_000 });
   // What the outcome changed on the card came with the event: the charge, then the stored copy to play and download.
-  await expect(card.getByTestId("credits-consumed")).toHaveText(/\d credits/);
+  await expect(card.getByTestId("generation-credits")).toHaveText(/^\d+ credits$/);
   await expect(card.getByRole("link", { name: /Download/ })).toHaveAttribute("href", /^\/api\/media\//, { timeout: 15_000 });
   const [callback] = await simulator.callbacks();
   expect(callback?.status).toBe(200);
   const changes = stream.changesSince(quietFrom).filter((change) => change.id === id);
-  expect(changes).toContainEqual(expect.objectContaining({ state: "SUCCESS", card: expect.objectContaining({ state: "SUCCESS", creditsConsumed: expect.any(Number) }) }));
+  expect(changes).toContainEqual(
+    expect.objectContaining({ state: "SUCCESS", card: expect.objectContaining({ state: "SUCCESS", charge: { status: "captured", credits: expect.any(Number) } }) }),
+  );
   // No poll while the task was pending, and not one read of the list or the row since the callback.
   expect(reads.pollsBetween(quietFrom, callback!.at!, stream.changeTimes())).toBe(0);
   expect(reads.since(callback!.at!)).toBe(0);

@@ -45,11 +45,15 @@ const carried = (stream: SseReader, id: string, state: string) =>
 type Change = ReturnType<SseReader["changes"]>[number];
 const readGeneration = async (id: string) => (await (await app.fetch(`/api/generations/${id}`)).json()) as Record<string, unknown>;
 
-/** Every field the event's card names has the value a read of the generation gives (a copy finished since may have moved its stored media). */
+/**
+ * Every field the event's card names has the value a read of the generation
+ * gives (a copy finished since may have moved its stored media), the owner's
+ * charge in credits among them: an outcome settles the hold.
+ */
 function expectCardAsRead(change: Change, read: Record<string, unknown>) {
   const card = change.card as Record<string, unknown>;
   expect(Object.keys(card).sort()).toEqual(
-    ["callbackEnabled", "completedAt", "creditsConsumed", "error", "lost", "notFoundSince", "overdue", "resultUrls", "resultUrlsDropped", "state", "updatedAt"].sort(),
+    ["callbackEnabled", "charge", "completedAt", "creditsConsumed", "error", "lost", "notFoundSince", "overdue", "resultUrls", "resultUrlsDropped", "state", "updatedAt"].sort(),
   );
   for (const [field, value] of Object.entries(card)) expect({ field, value }).toEqual({ field, value: read[field] });
 }

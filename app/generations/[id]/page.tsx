@@ -4,9 +4,10 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { Elapsed } from "@/app/_components/elapsed";
-import { formatCredits, formatElapsed, formatTimestamp } from "@/app/_components/format";
+import { formatElapsed, formatTimestamp } from "@/app/_components/format";
+import { creditCount, failureNote } from "@/app/_components/generation-charge";
 import { STATE_LABELS, StateBadge } from "@/app/_components/state-badge";
-import { isTerminal } from "@/lib/generations/generation";
+import { isTerminal, type Generation } from "@/lib/generations/generation";
 import { getGenerationFresh } from "@/lib/generations/list-fresh";
 import { getGeneration, listDeliveries } from "@/lib/generations/queries";
 import { framesUnavailableReason } from "@/lib/media/frame-support";
@@ -83,7 +84,8 @@ export default async function GenerationPage({ params }: { params: Promise<{ id:
           {generation.state === "SUCCESS" ? <Result generation={generation} /> : null}
           {generation.error ? (
             <p className="rounded-xl bg-red-50 p-4 text-sm text-red-800 ring-1 ring-red-200 dark:bg-red-950/60 dark:text-red-200 dark:ring-red-900">
-              {generation.error.message || "Generation failed."} <span className="font-semibold">Not charged.</span>
+              {generation.error.message || "Generation failed."}
+              {failureNote(generation) ? <span className="font-semibold"> {failureNote(generation)}</span> : null}
             </p>
           ) : null}
 
@@ -95,18 +97,7 @@ export default async function GenerationPage({ params }: { params: Promise<{ id:
               <Row term="Model" value={<code className="break-all">{generation.model}</code>} />
               <Row term="Generation id" value={<code className="break-all">{generation.id}</code>} />
               <Row term="Task id" value={<code className="break-all">{generation.taskId ?? "—"}</code>} />
-              <Row
-                term="Credits"
-                value={
-                  generation.state === "SUCCESS"
-                    ? generation.creditsConsumed === null
-                      ? "not reported"
-                      : formatCredits(generation.creditsConsumed)
-                    : generation.state === "FAILURE" || generation.state === "SUBMIT_FAILED"
-                      ? "0 · not charged"
-                      : "charged only on success"
-                }
-              />
+              <Row term="Credits" value={<span data-testid="detail-credits">{describeCredits(generation)}</span>} />
               <Row term="Error" value={generation.error ? <code className="break-all">{generation.error.code}</code> : "—"} />
               <Row term="Callbacks" value={describeCallbacks(generation)} />
               {generation.notFoundSince ? (
@@ -162,6 +153,21 @@ export default async function GenerationPage({ params }: { params: Promise<{ id:
       </details>
     </main>
   );
+}
+
+/** What the generation costs its owner, in the kit's credits (the gateway's own figure is the operator's, on /admin). */
+function describeCredits({ state, charge }: Pick<Generation, "state" | "charge">): string {
+  if (!charge) return "—";
+  switch (charge.status) {
+    case "held":
+      return state === "FAILURE" || state === "SUBMIT_FAILED"
+        ? `${creditCount(charge.credits)} held until the gateway confirms it never ran, then given back`
+        : `${creditCount(charge.credits)} held · charged only on success, never more`;
+    case "captured":
+      return creditCount(charge.credits);
+    case "released":
+      return `Not charged · ${creditCount(charge.credits)} held, given back`;
+  }
 }
 
 /** What callbacks will really do for this generation. */
