@@ -55,12 +55,17 @@ describe("submit → callback → stored outcome", () => {
     // A visitor of its own, so that its spend is this one generation.
     const visitor = app.visitor();
     const stream = await openChanges(app, visitor);
-    // The balance is the account's: a task still running (a retried test's first try left one)
-    // would be charged inside this window. Measure from an account with nothing in flight.
-    const before = await waitFor(async () => {
-      const account = (await (await fetch(new URL("/api/credits", app.simulator.baseUrl), { headers: { Authorization: "Bearer sim-dev-key" } })).json()) as { credits: number; held: number };
-      return account.held === 0 && account.credits;
-    });
+    // The balance is the account's: a task still running (a retried test's first try left one), or one
+    // sent here by another file's app that was handed this simulator's port after its own simulator's,
+    // may be charged inside this window. So the account is compared with what its tasks say they cost:
+    // the SUCCESS tasks settled since `before`, read with a balance no task changed meanwhile.
+    const successes = async () => new Map((await app.simulator.tasks("")).filter((t) => t.state === "SUCCESS").map((t) => [t.taskId, t.creditsConsumed]));
+    const settled = async () =>
+      waitFor(async () => {
+        const [tasks, credits, again] = [await successes(), await app.simulator.credits(), await successes()];
+        return tasks.size === again.size ? { tasks, credits } : null;
+      });
+    const before = await settled();
     const response = await visitor("/api/generations", { method: "POST", json: { model: "alpha-2.5-text-to-video-480p", input: { prompt: `y ${marker}`, duration: 2 } } });
     const generation = (await response.json()) as { id: string };
     await terminal(generation.id);
@@ -73,6 +78,10 @@ describe("submit → callback → stored outcome", () => {
     stream.close();
     // One submission, one gateway task, charged once.
     expect((await app.simulator.tasks(marker)).map((t) => [t.taskId, t.state, t.creditsConsumed])).toEqual([[row.taskId, "SUCCESS", 0.2816]]);
-    expect(before - (await app.simulator.credits())).toBeCloseTo(0.2816, 4);
+    // The gateway charged each task once: the account fell by what the tasks settled since then cost, this one's 0.2816 among them.
+    const after = await settled();
+    const since = [...after.tasks].filter(([taskId]) => !before.tasks.has(taskId));
+    expect(since).toContainEqual([row.taskId, 0.2816]);
+    expect(before.credits - after.credits).toBeCloseTo(since.reduce((sum, [, cost]) => sum + cost, 0), 4);
   });
 });
