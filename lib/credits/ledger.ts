@@ -56,6 +56,15 @@ export async function readCreditBalance(db: Pick<typeof prisma, "creditEntry">, 
   return Number(_sum.amount ?? 0);
 }
 
+/** The balance and whether the owner was welcomed, in one statement: what a hold checks on every submission. */
+async function readBalanceAndWelcome(db: Reader, ownerId: string): Promise<{ credits: number; welcomed: boolean }> {
+  const [row] = await db.$queryRaw<{ credits: bigint | number | null; welcomed: bigint | number | null }[]>`
+    SELECT SUM("amount") AS "credits",
+      MAX(CASE WHEN "kind" = 'GRANT' AND "idempotencyKey" LIKE ${`${WELCOME_PREFIX}%`} THEN 1 ELSE 0 END) AS "welcomed"
+    FROM "CreditEntry" WHERE "ownerId" = ${ownerId}`;
+  return { credits: Number(row?.credits ?? 0), welcomed: Number(row?.welcomed ?? 0) === 1 };
+}
+
 /** Queues this owner's credit-taking writes behind each other (see the header). */
 export async function lockCredits(tx: Transaction, ownerId: string, now = new Date()): Promise<void> {
   await tx.$executeRaw`
@@ -114,8 +123,13 @@ export function creditHold({ ownerId, visitor, credits }: { ownerId: string; vis
   return {
     async check(tx: Transaction, now = new Date()): Promise<void> {
       await lockCredits(tx, ownerId, now);
-      await grantWelcomeLocked(tx, { ownerId, visitor });
-      const balance = await readCreditBalance(tx, ownerId);
+      // One read on every submission but an owner's first, which also makes the welcome grant and reads again.
+      const seen = await readBalanceAndWelcome(tx, ownerId);
+      let balance = seen.credits;
+      if (!seen.welcomed && welcomeGrantCredits() > 0) {
+        await grantWelcomeLocked(tx, { ownerId, visitor });
+        balance = await readCreditBalance(tx, ownerId);
+      }
       if (balance < credits) throw insufficientCreditsError({ needed: credits, balance });
     },
     async record(tx: Transaction, generationId: string): Promise<void> {
