@@ -42,6 +42,15 @@ test("a guest buys a pack: Processing… until the webhook lands, then the new b
   await expect(page.getByTestId("credit-balance")).toHaveText(`${(before + 100).toLocaleString("en-US")} credits`);
   await expect(page.getByText("Processing your payment…")).toHaveCount(0);
   await page.screenshot({ path: testInfo.outputPath("success-credited.png"), fullPage: true });
+
+  // The history lists the purchase, with its receipt: the one the payments simulator (Stripe) hosts for the charge.
+  await page.goto("/credits");
+  const purchase = page.getByTestId("credit-history-row").filter({ hasText: "Bought:" }).first();
+  await expect(purchase).toContainText("+100");
+  await purchase.getByRole("link", { name: "Receipt" }).click();
+  await page.waitForURL(`${PAYMENTS_SIMULATOR_URL}/receipts/**`);
+  await expect(page.getByLabel("Amount paid")).toHaveText("$10.00");
+  await page.screenshot({ path: testInfo.outputPath("receipt.png"), fullPage: true });
 });
 
 test("a declined card: the hosted page says so, Back returns to /credits, nothing charged", async ({ page }, testInfo) => {

@@ -1,6 +1,7 @@
 // The viewer's ledger as a history, newest first: each row as what it did to
 // their balance. A hold stays "pending" until its video succeeds (the capture
 // gives back what it did not cost) or fails (the release gives it all back).
+// A purchase links to its receipt (/credits/receipt/:sessionId).
 import Link from "next/link";
 import { formatTimestamp } from "@/app/_components/format";
 import { listCreditHistory, type CreditHistoryEntry } from "@/lib/credits/history";
@@ -22,7 +23,20 @@ function Description({ entry }: { entry: CreditHistoryEntry }) {
     case "GRANT":
       return <>Welcome credits</>;
     case "PURCHASE":
-      return <>Bought: {entry.note ?? "credit pack"}</>;
+      return (
+        <>
+          Bought: {entry.note ?? "credit pack"}
+          {entry.checkoutSessionId ? (
+            <>
+              {" · "}
+              {/* A route that redirects to the receipt Stripe hosts: a plain link, not a client navigation. */}
+              <a href={`/credits/receipt/${encodeURIComponent(entry.checkoutSessionId)}`} className={link}>
+                Receipt
+              </a>
+            </>
+          ) : null}
+        </>
+      );
     case "HOLD":
       return <>Held for a {video}{entry.pending ? <span className="text-amber-700 dark:text-amber-400"> · pending</span> : null}</>;
     case "CAPTURE":
