@@ -18,6 +18,7 @@ import type { OutcomeChange, OutcomeRow } from "@/lib/database/outcome-write";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { spendLimitCheck } from "@/lib/generations/spend-limit";
 import { claimUploadsFor } from "@/lib/uploads/upload-store";
+import { readCreditCharge } from "./charges";
 import { toLiveCard, type CreditCharge, type LiveCardRow } from "./generation";
 import { awaitsAdoption } from "./submit-failure";
 
@@ -225,11 +226,16 @@ export async function hideGeneration({ id, ownerId }: { id: string; ownerId: str
   return (await prisma.generation.count({ where: { id, ownerId } })) === 1 ? "already_hidden" : "not_found";
 }
 
-/** For a change the card shows that is not a generation write (a media copy finished): reads what the event carries, copies included, and publishes it. */
+/**
+ * For a change the card shows that is not a generation write (a media copy
+ * finished): reads what the event carries, copies and charge included (a tab
+ * keeps the latest event of a card, so this one must not drop what the
+ * outcome's said), and publishes it.
+ */
 export async function announceGenerationChange({ id }: { id: string }): Promise<void> {
   try {
-    const row = await prisma.generation.findUnique({ where: { id }, select: { ...ANNOUNCED, mediaCopies: true } });
-    if (row) await announceGenerationRow(row);
+    const [row, charge] = await Promise.all([prisma.generation.findUnique({ where: { id }, select: { ...ANNOUNCED, mediaCopies: true } }), readCreditCharge(id)]);
+    if (row) await announceGenerationRow({ ...row, charge });
   } catch (error) {
     // The write itself succeeded; browsers catch up by their safety-net poll.
     console.warn(`[framehook] could not announce the change of ${id}:`, error);

@@ -45,6 +45,12 @@ test("duplicate callbacks: one card, the hold captured once, the gateway charged
   await expect(gallery.badge(prompt)).toHaveText("Generating");
   await expect.poll(() => gallery.balanceValue()).toBe(before - HOLD);
   await gallery.card(prompt).screenshot({ path: test.info().outputPath("card-held.png") });
+  // The detail page, in another tab, says what is held too.
+  const detail = await gallery.page.context().newPage();
+  await detail.goto((await gallery.card(prompt).getByRole("link", { name: /Details/ }).getAttribute("href"))!);
+  await expect(detail.getByTestId("detail-credits")).toHaveText(`${HOLD} credits held · charged only on success, never more`);
+  await detail.screenshot({ path: test.info().outputPath("detail-held.png"), fullPage: true });
+  await detail.close();
 
   expect((await simulator.control.settle(simulator.marker)).settled).toBe(1);
   await expect(gallery.badge(prompt)).toHaveText("Ready");

@@ -75,6 +75,9 @@ describe("a generation's charge, read and live", () => {
     expect(read.charge).toEqual({ status: "captured", credits: 2 });
     // The gateway's own figure is still there, as its own field.
     expect(read.creditsConsumed).toBe(0.1);
+    // The stored copy's announcement, later, carries it too: a tab renders a card from its latest event.
+    const copied = (await waitFor(() => stream.changes().filter((c) => c.id === g.id && c.state === "SUCCESS")[1], 15_000)) as { card?: Card };
+    expect(copied.card?.charge).toEqual({ status: "captured", credits: 2 });
   });
 
   test.each([
