@@ -14,6 +14,7 @@ import { estimateCredits } from "@/lib/generations/spend-limit";
 import { assertMayCreate, type Viewer } from "@/lib/viewer/get-viewer";
 import { UploadsGoneError } from "@/lib/uploads/upload-store";
 import { callbacksReachable, callbackUrlFor } from "./callback-url";
+import { readCreditCharge } from "./charges";
 import { toGeneration, type Generation } from "./generation";
 import { idempotencyFor, replaySubmission } from "./idempotency";
 import { checkMediaInputs, gatewayInputOf, goneUploadsError } from "./media-inputs";
@@ -70,6 +71,7 @@ export async function submitGeneration({
 
   const { prompt, ...rest } = input;
   const duration = typeof input.duration === "number" ? input.duration : undefined;
+  const held = creditsEnabled() ? holdFor(model, duration) : null;
   let row;
   try {
     // The spending caps (owner, address, total) and the owner's credits (402) refuse here, before
@@ -92,7 +94,7 @@ export async function submitGeneration({
         costEstimate: estimateCredits(model, duration),
         promptSearch: searchText(prompt), // feeds the gallery's search
       },
-      { uploadIds, hold: creditsEnabled() ? { credits: holdFor(model, duration), visitor } : undefined },
+      { uploadIds, hold: held === null ? undefined : { credits: held, visitor } },
     );
   } catch (error) {
     if (error instanceof AppError) throw error;
@@ -129,10 +131,21 @@ export async function submitGeneration({
         completedAt: new Date(),
       },
     });
-    const generation = toGeneration(await prisma.generation.findUniqueOrThrow({ where: { id: row.id } }));
-    return { generation, error: failure };
+    return { generation: await submittedCard(row.id, held), error: failure };
   }
-  return { generation: toGeneration(await prisma.generation.findUniqueOrThrow({ where: { id: row.id } })) };
+  return { generation: await submittedCard(row.id, held) };
+}
+
+/**
+ * The card the submitter gets back, with what it holds: the hold just made
+ * while the row is in flight, or, once an outcome (or a refusal's release)
+ * settled it already, the ledger's word.
+ */
+async function submittedCard(id: string, held: number | null): Promise<Generation> {
+  const row = await prisma.generation.findUniqueOrThrow({ where: { id } });
+  const inFlight = row.state === "SUBMITTING" || row.state === "PENDING";
+  const charge = held === null ? null : inFlight ? { status: "held" as const, credits: held } : await readCreditCharge(id);
+  return toGeneration(row, Date.now(), charge);
 }
 
 async function sendOnce(request: Parameters<typeof submitTask>[0]) {

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startApp, waitFor } from "../support/app";
 import { uniqueMarker } from "../support/simulator-control";
+import { callAction } from "../support/server-actions";
 import { SseReader } from "../support/sse-reader";
 
 const app = await startApp({ env: { CREDITS_WELCOME_GRANT: "100", GALLERY_SCOPE: "shared", EVENTS_MAX_STREAMS_PER_ADDRESS: "100" } });
@@ -99,6 +100,18 @@ describe("a generation's charge, read and live", () => {
     expect((await deliver(g.token, { ...g.task, state: "FAILURE", resultUrls: [], creditsConsumed: 0, failCode: "content_policy", failMsg: "no" })).status).toBe(200);
     expect((await changeOf(stream, g.id, "FAILURE")).card?.charge).toEqual({ status: "released", credits: HOLD_2S });
     expect((await readCard(visitor, g.id)).charge).toEqual({ status: "released", credits: HOLD_2S });
+  });
+
+  test("the submitter's own card shows its new hold at once (the retry action's answer), not only from the next read", async () => {
+    const visitor = app.visitor();
+    const g = await quietGeneration(visitor, "retried");
+    expect((await deliver(g.token, { ...g.task, state: "FAILURE", resultUrls: [], creditsConsumed: 0, failCode: "content_policy", failMsg: "no" })).status).toBe(200);
+    await waitFor(async () => (await readCard(visitor, g.id)).state === "FAILURE");
+    // The retry's task stays PENDING (the scenario of its prompt): the card the action answers with is in flight.
+    const { status, text } = await callAction(visitor, "retryGenerationAction", [g.id]);
+    expect(status).toBe(200);
+    expect(text).toContain('"state":"PENDING"');
+    expect(text).toContain(`"charge":{"status":"held","credits":${HOLD_2S}}`);
   });
 
   test("a generation that held nothing has no charge, not the gateway's figure", async () => {
