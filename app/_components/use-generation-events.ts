@@ -2,10 +2,13 @@
 // The live gallery in the browser: one EventSource per tab, shared by every
 // component that listens (gallery, detail page, indicator). It reports whether
 // pushes flow ("live") so that SWR polling can drop to a slow safety net, and
-// falls back to "polling" whenever the stream cannot get through.
+// falls back to "polling" whenever the stream cannot get through. The same
+// stream says when the viewer's credits changed (a purchase credited, a
+// refund, an adjustment): the header's balance is re-read at once.
 import { useEffect, useRef, useSyncExternalStore } from "react";
+import { mutate } from "swr";
 import type { LiveChange } from "@/lib/events/types";
-import { EVENTS_URL } from "./client-data";
+import { CREDITS_KEY, EVENTS_URL } from "./client-data";
 import { revalidateAfterOutcome } from "./revalidate-after-outcome";
 
 export type LiveStatus = "connecting" | "live" | "polling";
@@ -13,6 +16,8 @@ export type EventHandlers = {
   onChange?: (change: LiveChange) => void;
   /** Changes may have been missed: `initial` for the first open of this tab's stream (the page was rendered before it). */
   onResync?: (info: { initial: boolean }) => void;
+  /** The viewer's credit balance changed (besides their own submissions, which the cards carry). */
+  onCredits?: () => void;
 };
 
 /** A stream that ends on schedule reconnects within a second or two: no reason to start polling meanwhile. */
@@ -95,6 +100,11 @@ class LiveConnection {
       if (!change.removed) revalidateAfterOutcome(change);
       this.each((h) => h.onChange?.(change));
     });
+    source.addEventListener("credits", (event) => {
+      this.remember(event as MessageEvent);
+      void mutate(CREDITS_KEY);
+      this.each((h) => h.onCredits?.());
+    });
     source.addEventListener("resync", () => this.each((h) => h.onResync?.({ initial: false })));
     source.onerror = () => {
       if (this.openedSinceError && source.readyState === EventSource.CONNECTING) {
@@ -156,6 +166,7 @@ export function useGenerationEvents(handlers: EventHandlers): LiveStatus {
       shared().listen({
         onChange: (change) => latest.current.onChange?.(change),
         onResync: (info) => latest.current.onResync?.(info),
+        onCredits: () => latest.current.onCredits?.(),
       }),
     [],
   );

@@ -5,6 +5,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { isUniqueViolation, retryTransaction } from "@/lib/database/errors";
 import { prisma } from "@/lib/db";
+import { publishCreditsChange } from "@/lib/events";
 import { AppError } from "@/lib/errors";
 import { appendEntry, formatCredits, lockCredits, readCreditBalance } from "./ledger";
 
@@ -32,7 +33,7 @@ export async function adjustCredits({
   if (Object.keys(fields).length > 0) throw new AppError("invalid_input", "Check the highlighted fields.", fields);
 
   try {
-    return await retryTransaction(
+    const result = await retryTransaction(
       () =>
         prisma.$transaction(async (tx) => {
           await lockCredits(tx, ownerId);
@@ -49,6 +50,9 @@ export async function adjustCredits({
         }),
       { waitMs: 5_000 },
     );
+    // The owner's open tabs hear it and re-read their balance.
+    if (result.applied) await publishCreditsChange(ownerId);
+    return result;
   } catch (error) {
     // The same key for another owner: that adjustment was made.
     if (isUniqueViolation(error)) return { applied: false, balance: await readCreditBalance(prisma, ownerId) };

@@ -8,6 +8,7 @@ import "server-only";
 import { accountOwnerId } from "@/lib/auth/session";
 import { isUniqueViolation, retryTransaction } from "@/lib/database/errors";
 import { prisma, type Transaction } from "@/lib/db";
+import { publishCreditsChange } from "@/lib/events";
 import type { Purchase } from "@/lib/generated/prisma/client";
 import { appendEntry, ledgerKey, lockCredits, readCreditBalance } from "./ledger";
 import { findCreditPack } from "./prices";
@@ -115,6 +116,8 @@ export async function creditPaidCheckout(paid: PaidCheckout): Promise<{ credited
     if (early) await refundCheckoutPayment({ paymentIntentId: early.paymentIntentId, amountRefunded: early.amountRefunded });
   }
   const owner = await prisma.purchase.findUniqueOrThrow({ where: { checkoutSessionId: paid.checkoutSessionId }, select: { ownerId: true } });
+  // Their open tabs (the success page, every header) hear it and re-read the balance.
+  if (credited) await publishCreditsChange(owner.ownerId);
   return { credited, balance: await readCreditBalance(prisma, owner.ownerId) };
 }
 
@@ -156,11 +159,12 @@ export async function refundCheckoutPayment(refund: { paymentIntentId: string; a
           locked.add(current.ownerId);
           current = await tx.purchase.findUniqueOrThrow({ where: { checkoutSessionId } });
         }
-        return applyRefund(tx, current, amountRefunded);
+        return { ...(await applyRefund(tx, current, amountRefunded)), ownerId: current.ownerId };
       }, TRANSACTION_OPTIONS),
     { waitMs: BUSY_WAIT_MS },
   );
-  return { known: true, ...applied };
+  if (applied.clawedBack > 0) await publishCreditsChange(applied.ownerId);
+  return { known: true, clawedBack: applied.clawedBack, owed: applied.owed };
 }
 
 /** Under the owner's lock: what the cumulative refund adds to what was already taken back or owed. */

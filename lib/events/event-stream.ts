@@ -3,7 +3,7 @@
 // own before a serverless host's maxDuration (the browser then reconnects
 // with its Last-Event-ID, which is why every event carries an `id:`).
 import type { EventHub, StreamHolder } from "./hub";
-import type { GenerationEvent, LiveChange } from "./types";
+import { isCreditsEvent, type BusEvent, type GenerationEvent, type LiveChange } from "./types";
 
 export type StreamOptions = {
   hub: EventHub;
@@ -13,7 +13,7 @@ export type StreamOptions = {
   lastEventId: string | null;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
-  /** Whose stream it is, for the per-owner and per-address share of the slots. */
+  /** Whose stream it is, for the per-owner and per-address share of the slots, and whose credit changes it is sent. */
   holder?: StreamHolder;
   lifetimeMs: number;
   heartbeatMs?: number;
@@ -36,6 +36,9 @@ function formatChange(at: number, change: LiveChange): string {
 }
 
 const RESYNC = "event: resync\ndata: {}\n\n";
+
+/** "Your balance changed": nothing more (the tab re-reads its balance through the scoped API). */
+const formatCredits = (at: number) => `id: ${at}\nevent: credits\ndata: {}\n\n`;
 
 /** The stream, or undefined when its holder already has their share of streams or this instance its maximum. */
 export function openEventStream({
@@ -73,7 +76,11 @@ export function openEventStream({
           // Already closed or errored by the runtime: nothing left to release.
         }
       };
-      const sendSeen = (event: GenerationEvent) => {
+      const sendSeen = (event: BusEvent) => {
+        if (isCreditsEvent(event)) {
+          if (holder && event.ownerId === holder.ownerId) send(formatCredits(event.at));
+          return;
+        }
         const seen = view(event);
         if (seen) send(formatChange(event.at, seen));
       };

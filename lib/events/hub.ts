@@ -1,12 +1,12 @@
 // The app's side of the bus: publishes changes, fans them out to this
 // instance's open streams, and keeps the last few minutes of events so that a
 // browser reconnecting with Last-Event-ID is sent what it missed.
-import type { BusListener, EventBus, GenerationEvent } from "./types";
+import type { BusEvent, BusListener, EventBus, GenerationEvent } from "./types";
 
 const RECENT_MAX = 1_000;
 const RECENT_MS = 5 * 60_000;
 
-export type Replay = { events: GenerationEvent[] } | "resync";
+export type Replay = { events: BusEvent[] } | "resync";
 
 /**
  * Open streams this instance serves: in all, and per owner and per client
@@ -18,7 +18,7 @@ export type StreamLimits = { total: number; perOwner?: number; perAddress?: numb
 export type StreamHolder = { ownerId: string; address: string };
 
 export class EventHub {
-  private readonly recent: GenerationEvent[] = [];
+  private readonly recent: BusEvent[] = [];
   /** Events at or after this time are all in `recent` (it moves on with evictions and gaps). */
   private horizon = Date.now();
   private readonly local = new Set<BusListener>();
@@ -45,6 +45,11 @@ export class EventHub {
 
   publish(change: Omit<GenerationEvent, "at">): Promise<void> {
     return this.bus.publish({ ...change, at: this.nextMark() });
+  }
+
+  /** Tells the owner's open streams that their credit balance changed. */
+  publishCredits(ownerId: string): Promise<void> {
+    return this.bus.publish({ kind: "credits", ownerId, at: this.nextMark() });
   }
 
   /**
@@ -109,7 +114,7 @@ export class EventHub {
     return this.bus.close();
   }
 
-  private remember(event: GenerationEvent) {
+  private remember(event: BusEvent) {
     this.recent.push(event);
     this.prune();
   }

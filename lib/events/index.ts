@@ -10,7 +10,7 @@ import { env } from "@/lib/env";
 import { EventHub } from "./hub";
 import type { EventBus, GenerationEvent } from "./types";
 
-export type { GenerationEvent, LiveChange } from "./types";
+export type { BusEvent, GenerationEvent, LiveChange } from "./types";
 export { openEventStream, SSE_HEADERS } from "./event-stream";
 
 async function createBus(): Promise<EventBus> {
@@ -45,5 +45,14 @@ export async function publishGenerationChange(change: Omit<GenerationEvent, "at"
     await (await eventHub()).publish(change);
   } catch (error) {
     console.warn(`[framehook] could not publish the change of ${change.id}:`, error);
+  }
+}
+
+/** Tells the owner's open streams (on every instance) that their credits changed. Never throws: events are hints. */
+export async function publishCreditsChange(ownerId: string): Promise<void> {
+  try {
+    await (await eventHub()).publishCredits(ownerId);
+  } catch (error) {
+    console.warn("[framehook] could not publish a credits change:", error);
   }
 }

@@ -6,7 +6,7 @@
 // backoff and tells subscribers there was a gap, so they revalidate.
 import pg from "pg";
 import { isRecord } from "@/lib/http/json";
-import { dispatch, type BusListener, type EventBus, type GenerationEvent } from "./types";
+import { dispatch, isCreditsEvent, type BusEvent, type BusListener, type EventBus, type GenerationEvent } from "./types";
 
 export const CHANNEL = "framehook_generation_events";
 /** PostgreSQL refuses NOTIFY payloads of 8000 bytes or more. */
@@ -94,16 +94,17 @@ export function createPostgresBus({ url, channel = CHANNEL }: { url: string; cha
   };
 
   return {
-    publish(event: GenerationEvent) {
+    publish(event: BusEvent) {
+      const id = isCreditsEvent(event) ? `credits of ${event.ownerId}` : event.id;
       // A card too large for NOTIFY (many long result URLs) stays behind: tabs refetch that one.
       let payload = JSON.stringify(event);
       if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) payload = JSON.stringify({ ...event, card: undefined });
       if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) {
-        console.warn(`[framehook] event for ${event.id} too large for NOTIFY; dropped`);
+        console.warn(`[framehook] event for ${id} too large for NOTIFY; dropped`);
         return Promise.resolve();
       }
       return new Promise<void>((sent) => {
-        queued.push({ payload, id: event.id, sent });
+        queued.push({ payload, id, sent });
         if (!sending) void sendQueued();
       });
     },
@@ -122,9 +123,13 @@ export function createPostgresBus({ url, channel = CHANNEL }: { url: string; cha
   };
 }
 
-function parseEvent(payload: string | undefined): GenerationEvent | undefined {
+function parseEvent(payload: string | undefined): BusEvent | undefined {
   try {
-    const value = JSON.parse(payload ?? "") as Partial<GenerationEvent>;
+    const parsed = JSON.parse(payload ?? "") as Record<string, unknown>;
+    if (parsed.kind === "credits") {
+      return typeof parsed.ownerId === "string" && typeof parsed.at === "number" ? { kind: "credits", ownerId: parsed.ownerId, at: parsed.at } : undefined;
+    }
+    const value = parsed as Partial<GenerationEvent>;
     if (typeof value.id !== "string" || typeof value.state !== "string" || typeof value.at !== "number") return undefined;
     return {
       id: value.id,

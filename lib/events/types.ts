@@ -1,6 +1,7 @@
 // What travels on the event bus: "generation X changed", with what its card
 // shows (never its inputs or the owner's secrets), so that an open tab renders
-// the change without a read. A card too large for the bus (PostgreSQL caps a
+// the change without a read; and "owner Y's credits changed" (a purchase
+// credited, a refund, an adjustment), on which their tabs re-read the balance. A card too large for the bus (PostgreSQL caps a
 // NOTIFY payload at 8000 bytes) is left out: the tab then refetches through
 // the scoped API. Who receives which part is decided in
 // lib/generations/visibility.ts.
@@ -21,6 +22,18 @@ export type GenerationEvent = {
   at: number;
 };
 
+/** An owner's credit balance changed outside their own submissions: their open tabs re-read it. */
+export type CreditsEvent = {
+  kind: "credits";
+  /** Server-side only: streams filter on it; the browser is told only that its balance changed. */
+  ownerId: string;
+  at: number;
+};
+
+export type BusEvent = GenerationEvent | CreditsEvent;
+
+export const isCreditsEvent = (event: BusEvent): event is CreditsEvent => "kind" in event && event.kind === "credits";
+
 /**
  * What a browser is told about a change (never the owner): the card, or that
  * it was removed, or only "it changed" when there is no card to send.
@@ -29,20 +42,20 @@ export type LiveChange = { id: string; state: GenerationState; updatedAt: string
 
 /** Hears every event the bus carries, and every gap where it may have missed some. */
 export type BusListener = {
-  onEvent: (event: GenerationEvent) => void;
+  onEvent: (event: BusEvent) => void;
   /** The bus lost events (a dropped LISTEN connection, …): subscribers should revalidate. */
   onGap: () => void;
 };
 
 /** One implementation per backend (memory-bus.ts, postgres-bus.ts), chosen once in index.ts. */
 export interface EventBus {
-  publish(event: GenerationEvent): Promise<void>;
+  publish(event: BusEvent): Promise<void>;
   subscribe(listener: BusListener): () => void;
   close(): Promise<void>;
 }
 
 /** Fans one message out to local listeners; a throwing listener never stops the others. */
-export function dispatch(listeners: Iterable<BusListener>, message: { event: GenerationEvent } | "gap") {
+export function dispatch(listeners: Iterable<BusListener>, message: { event: BusEvent } | "gap") {
   for (const listener of [...listeners]) {
     try {
       if (message === "gap") listener.onGap();

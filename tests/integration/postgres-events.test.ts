@@ -10,7 +10,7 @@ import readline from "node:readline";
 import pg from "pg";
 import { afterAll, describe, expect, test } from "vitest";
 import { createPostgresBus } from "@/lib/events/postgres-bus";
-import type { GenerationEvent } from "@/lib/events/types";
+import type { BusEvent, GenerationEvent } from "@/lib/events/types";
 import { findPostgresBin, startLocalPostgres } from "../../scripts/local-postgres";
 import { waitFor } from "../support/wait";
 
@@ -38,10 +38,10 @@ async function freePort(): Promise<number> {
 const postgres = await startPostgres();
 if (!postgres) console.warn("[test] no PostgreSQL binaries: the LISTEN/NOTIFY tests are skipped");
 
-const heard: { type: string; event?: GenerationEvent }[] = [];
+const heard: { type: string; event?: GenerationEvent & { kind?: string } }[] = [];
 let other: ChildProcess | undefined;
 const here = postgres ? createPostgresBus({ url: postgres.url }) : undefined;
-const received: GenerationEvent[] = [];
+const received: BusEvent[] = [];
 let gaps = 0;
 here?.subscribe({ onEvent: (event) => received.push(event), onGap: () => gaps++ });
 
@@ -77,7 +77,14 @@ describe.skipIf(!postgres)("PostgreSQL LISTEN/NOTIFY", () => {
     expect(there.event).toMatchObject({ id: "gen-from-a", state: "SUCCESS", ownerId: "owner-1" });
 
     other!.stdin!.write(`${JSON.stringify(event("gen-from-b"))}\n`);
-    await waitFor(() => received.some((e) => e.id === "gen-from-b"), 10_000);
+    await waitFor(() => received.some((e) => "id" in e && e.id === "gen-from-b"), 10_000);
+  });
+
+  test("an owner's credits change crosses instances as itself: whose, and when, nothing more", async () => {
+    const at = Date.now();
+    await here!.publish({ kind: "credits", ownerId: "owner-9", at });
+    const there = await waitFor(() => heard.find((h) => h.event?.kind === "credits"), 10_000);
+    expect(there.event).toEqual({ kind: "credits", ownerId: "owner-9", at });
   });
 
   test("a burst of 300 publishes at once all arrive, in order (sent in batches on the one connection)", async () => {

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, test } from "vitest";
 import { freePort } from "../../scripts/free-port";
 import { startApp, waitFor } from "../support/app";
 import { PaymentsControl, startPaymentsSimulator } from "../support/payments-simulator";
+import { SseReader } from "../support/sse-reader";
 
 const WEBHOOK_SECRET = "whsec_fh_test_Yt6Rb2Nq8Lm4Vc1Xk9Pz";
 const APP_PASSWORD = "fh-test-gate-Hs5Lq";
@@ -110,6 +111,40 @@ describe("the receipt", () => {
     expect((await stranger(`/credits/receipt/${sessionId}`)).status).toBe(404);
     expect((await get("/credits/receipt/cs_test_doesnotexist")).status).toBe(404);
     expect((await get("/credits/receipt/..%2F..%2Fetc")).status).toBe(404);
+  });
+});
+
+describe("the buyer's open tabs", () => {
+  const basic = { authorization: `Basic ${Buffer.from(`buyer:${APP_PASSWORD}`).toString("base64")}` };
+  const streams: SseReader[] = [];
+  afterAll(() => streams.forEach((stream) => stream.close()));
+  const streamOf = async (visitor: ReturnType<typeof app.visitor>) => {
+    await visitor("/api/generations?limit=1", { headers: basic });
+    const stream = await SseReader.open(`${app.baseUrl}/api/generations/events`, { Cookie: await visitor.cookieHeader(), ...basic });
+    streams.push(stream);
+    await waitFor(() => stream.messages.some((m) => m.event === "ready"));
+    return stream;
+  };
+  const creditsHeard = (stream: SseReader) => stream.messages.filter((m) => m.event === "credits");
+
+  test("hear that their credits changed when the webhook credits the purchase, and again on a refund's clawback; nobody else does", async () => {
+    const buyer = app.visitor();
+    const mine = await streamOf(buyer);
+    const theirs = await streamOf(app.visitor());
+    const started = await startCheckout({ viewer: { id: await buyer.ownerId() }, packId: "starter" });
+    if (started.status !== "redirect") throw new Error(started.message);
+    const sessionId = new URL(started.url).pathname.split("/").pop()!;
+
+    await control.act(sessionId, "pay");
+    await waitFor(() => control.delivered(sessionId, "checkout.session.completed"));
+    // Published before the webhook's answer: by the time Stripe hears 2xx, the tab has been told.
+    await waitFor(() => creditsHeard(mine).length === 1);
+    expect(creditsHeard(mine)[0]).toMatchObject({ data: "{}", id: expect.stringMatching(/^\d+$/) });
+
+    await control.refund(sessionId, 500);
+    await waitFor(() => control.delivered(sessionId, "charge.refunded"));
+    await waitFor(() => creditsHeard(mine).length === 2);
+    expect(creditsHeard(theirs)).toEqual([]);
   });
 });
 

@@ -1,24 +1,33 @@
 "use client";
 // What the success page says about a checkout. While the payment waits for
-// Stripe's webhook it re-reads the page (the server asks the ledger and
-// Stripe) on a short beat for a couple of minutes, then on a slow one, so the
-// new balance shows the moment the credit lands, in the header too.
+// Stripe's webhook the page listens on the tab's live stream: the moment the
+// webhook credits the purchase, the stream says "your credits changed" and the
+// page re-reads itself (the server asks the ledger), the header's balance too.
+// Without a live stream (refused, blocked) it re-reads on a short beat for a
+// couple of minutes, then on a slow one; with one, only on the slow beat, as a
+// safety net.
 import { useRouter } from "next/navigation";
 import { useEffect } from "react";
 import { mutate } from "swr";
 import type { CheckoutStatus } from "@/lib/payments/checkout-status";
 import { CREDITS_KEY } from "@/app/_components/client-data";
+import { useGenerationEvents } from "@/app/_components/use-generation-events";
 import { formatCreditCount, Notice } from "./credits-ui";
 
 /** A card payment's webhook usually lands within seconds. */
 const FAST_MS = 2_000;
 const FAST_FOR_MS = 2 * 60_000;
-/** A bank debit clears in days: a slow beat while the tab stays open. */
+/** A bank debit clears in days, and a live stream may miss a beat: a slow re-read while the tab stays open. */
 const SLOW_MS = 30_000;
 
 export function CheckoutProgress({ status }: { status: CheckoutStatus }) {
   const router = useRouter();
   const waiting = status.state === "processing" || status.state === "awaiting_payment";
+  // The stream's first open (the page was rendered before it) and any gap may have missed the credit: read again.
+  const live = useGenerationEvents({
+    onCredits: () => waiting && router.refresh(),
+    onResync: () => waiting && router.refresh(),
+  });
   // The header's balance is the same figure: it moves with this page.
   useEffect(() => {
     if (status.state === "credited") void mutate(CREDITS_KEY);
@@ -28,7 +37,7 @@ export function CheckoutProgress({ status }: { status: CheckoutStatus }) {
     const started = Date.now();
     let timer: ReturnType<typeof setTimeout>;
     const tick = () => {
-      const fast = status.state === "processing" && Date.now() - started < FAST_FOR_MS;
+      const fast = live !== "live" && status.state === "processing" && Date.now() - started < FAST_FOR_MS;
       timer = setTimeout(() => {
         if (document.visibilityState === "visible") router.refresh();
         tick();
@@ -36,7 +45,7 @@ export function CheckoutProgress({ status }: { status: CheckoutStatus }) {
     };
     tick();
     return () => clearTimeout(timer);
-  }, [waiting, status.state, router]);
+  }, [waiting, status.state, router, live]);
 
   switch (status.state) {
     case "credited":
