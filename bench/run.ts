@@ -23,7 +23,8 @@ const ONLY = process.env.BENCH_ONLY?.split(",").map((n) => n.trim());
 const PARTIAL = !!ONLY || ENGINES.length < BENCH_ENGINES.length;
 /** An engine with nothing to run (BENCH_ONLY names only benchmarks that run on SQLite alone) is not built. */
 const PHASES = ENGINES.filter((engine) => engine === "sqlite" || !ONLY || ONLY.some((n) => DATABASE_BOUND.includes(n)));
-const PHASE_TIMEOUT_MS = 15 * 60_000;
+/** An engine's whole phase: SQLite's runs every benchmark (about 25 min on a quiet 2-core machine since benchmark 10). */
+const PHASE_TIMEOUT_MS = 45 * 60_000;
 const LOAD_GENERATOR =
   "autocannon 9 (HTTP/1.1 keep-alive, HDR histograms, per-request bodies through `setupRequest`), run through its API in a child process (bench/load.ts): pure Node, so `npm install` is enough, where wrk would need a C toolchain or a system package.";
 
