@@ -1,9 +1,10 @@
 // What a generation costs its owner, in the kit's credits, worded the same on
 // the card, in the viewer and on the detail page. Never the gateway's figure
 // (`creditsConsumed`): that is the operator's cost, shown only on /admin.
+import { formatCreditCount } from "@/lib/credits/prices";
 import type { Generation } from "@/lib/generations/generation";
 
-export const creditCount = (n: number) => `${n.toLocaleString("en-US")} ${n === 1 ? "credit" : "credits"}`;
+export { formatCreditCount as creditCount };
 
 const isFailed = (state: Generation["state"]) => state === "FAILURE" || state === "SUBMIT_FAILED";
 
@@ -17,9 +18,9 @@ export function describeCharge({ state, charge }: Pick<Generation, "state" | "ch
   if (isFailed(state) && charge.status !== "held") return null;
   switch (charge.status) {
     case "held":
-      return isFailed(state) ? `${creditCount(charge.credits)} held until the gateway confirms` : `Holds ${creditCount(charge.credits)}`;
+      return isFailed(state) ? `${formatCreditCount(charge.credits)} held until the gateway confirms` : `Holds ${formatCreditCount(charge.credits)}`;
     case "captured":
-      return creditCount(charge.credits);
+      return formatCreditCount(charge.credits);
     case "released":
       return "Not charged";
   }

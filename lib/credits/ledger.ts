@@ -11,6 +11,7 @@ import { prisma, type Transaction } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import type { CreditEntryKind } from "@/lib/generated/prisma/client";
 import { hitRateLimit } from "@/lib/rate-limit";
+import { formatCreditCount as formatCredits } from "./prices";
 import { welcomeGrantCredits, welcomeGrantsPerAddress } from "./pricing";
 
 type Reader = Pick<typeof prisma, "$queryRaw">;
@@ -167,4 +168,4 @@ export async function listOpenHoldsOfFailedSubmissions({ limit }: { limit: numbe
   return rows.map((r) => ({ generationId: r.id, completedAt: r.completedAt === null ? null : new Date(r.completedAt) }));
 }
 
-export const formatCredits = (n: number) => `${n.toLocaleString("en-US")} ${Math.abs(n) === 1 ? "credit" : "credits"}`;
+export { formatCredits };

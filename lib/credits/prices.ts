@@ -4,6 +4,9 @@
 // the form shows exactly the figure the submission will hold.
 import { DEFAULT_DURATION_SECONDS, type ModelSpec } from "@/lib/models/catalog";
 
+/** "1 credit", "1,200 credits": how every page and message counts the kit's credits. */
+export const formatCreditCount = (n: number) => `${n.toLocaleString("en-US")} ${Math.abs(n) === 1 ? "credit" : "credits"}`;
+
 export type CreditPack = {
   id: string;
   name: string;

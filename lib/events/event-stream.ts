@@ -38,7 +38,7 @@ function formatChange(at: number, change: LiveChange): string {
 const RESYNC = "event: resync\ndata: {}\n\n";
 
 /** "Your balance changed": nothing more (the tab re-reads its balance through the scoped API). */
-const formatCredits = (at: number) => `id: ${at}\nevent: credits\ndata: {}\n\n`;
+const formatCreditsChange = (at: number) => `id: ${at}\nevent: credits\ndata: {}\n\n`;
 
 /** The stream, or undefined when its holder already has their share of streams or this instance its maximum. */
 export function openEventStream({
@@ -78,7 +78,7 @@ export function openEventStream({
       };
       const sendSeen = (event: BusEvent) => {
         if (isCreditsEvent(event)) {
-          if (holder && event.ownerId === holder.ownerId) send(formatCredits(event.at));
+          if (holder && event.ownerId === holder.ownerId) send(formatCreditsChange(event.at));
           return;
         }
         const seen = view(event);

@@ -13,7 +13,8 @@ export type CheckoutStatus =
   | { state: "failed" | "open" | "expired"; packName: string; checkoutUrl: string | null }
   | { state: "not_found" | "unavailable" };
 
-const SESSION_ID = /^cs_(test|live)_\w{1,250}$/;
+/** A Checkout Session id as Stripe makes them: anything else is not looked up. */
+export const SESSION_ID = /^cs_(test|live)_\w{1,250}$/;
 
 /** `owners`: the viewer's id, and the guest of their cookie (who may have bought before signing in). */
 export async function getCheckoutStatus({ sessionId, owners }: { sessionId: string; owners: string[] }): Promise<CheckoutStatus> {

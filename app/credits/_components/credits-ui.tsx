@@ -1,7 +1,9 @@
 // The few pieces the credits pages share: the card frame, the balance line and notices.
-export const card = "rounded-2xl bg-white p-4 shadow-sm ring-1 ring-zinc-200 sm:p-6 dark:bg-zinc-900 dark:ring-zinc-800";
+import { formatCreditCount } from "@/lib/credits/prices";
 
-export const formatCreditCount = (n: number) => `${n.toLocaleString("en-US")} ${Math.abs(n) === 1 ? "credit" : "credits"}`;
+export { formatCreditCount };
+
+export const card = "rounded-2xl bg-white p-4 shadow-sm ring-1 ring-zinc-200 sm:p-6 dark:bg-zinc-900 dark:ring-zinc-800";
 
 export function BalanceLine({ credits, held }: { credits: number; held?: number }) {
   return (

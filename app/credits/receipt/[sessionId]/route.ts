@@ -2,10 +2,9 @@
 // redirect to the address Stripe (or the payments simulator) hosts it at.
 // Linked from the purchase's row in the credits history.
 import { AppError } from "@/lib/errors";
+import { SESSION_ID } from "@/lib/payments/checkout-status";
 import { findReceipt } from "@/lib/payments/receipt";
 import { withViewer } from "@/lib/viewer/with-viewer";
-
-const SESSION_ID = /^cs_(test|live)_\w{1,250}$/;
 
 export const GET = withViewer<{ params: Promise<{ sessionId: string }> }>(async (_request, { params }, viewer) => {
   const { sessionId } = await params;
