@@ -151,7 +151,10 @@ export async function remux({ input: file, output: target, format, maxInputBytes
       }
       tracks.push({ track, codec, config: await track.getDecoderConfig() });
     }
-    output = new Output({ format: outputFormat, target: new FilePathTarget(target) });
+    // Unchunked: each piece is written at its position as mediabunny hands it
+    // over. The default buffers the file in fresh 16 MiB chunks, which took a
+    // 96 MB clip's check from +34 to +64–112 MB of RSS, and 60 % longer.
+    output = new Output({ format: outputFormat, target: new FilePathTarget(target, { chunked: false }) });
     for (const entry of tracks) {
       const { track, codec } = entry;
       const maximumPacketCount = format === "webm" ? undefined : (await track.computePacketStats()).packetCount;
