@@ -113,6 +113,8 @@ export async function startStack({ workDir, engine, appPort, simulatorPort }: { 
         POLL_STALE_MS: String(pollStaleMs),
         // The polling benchmark submits 20 tasks at once from one address.
         SUBMIT_RATE_LIMIT: "0",
+        // Benchmark 1 uploads a clip back to back beside its load, all from 127.0.0.1 (30 a minute by default).
+        UPLOAD_RATE_LIMIT: "0",
         // Each benchmark's owner submits hundreds of generations: a welcome grant that covers them
         // (the holds are still taken and settled, as in production).
         CREDITS_WELCOME_GRANT: "1000000000",

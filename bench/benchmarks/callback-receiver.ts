@@ -1,6 +1,10 @@
 // 1. The callback receiver under load: distinct PENDING tasks, each finished by
 // one complete flat callback, beside GET /api/ping (an empty route handler of
-// the same app) at the same concurrency.
+// the same app) at the same concurrency; and the same load with uploads being
+// checked beside it (a 1080p clip, back to back), which must not slow it.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { runLoad, type LoadFigures } from "../cannon";
 import { seedPending, successBody, tallyOutcomes, waitForCopiesSettled, type BenchDb, type SeededTask } from "../db";
 import type { Section } from "../report";
@@ -9,6 +13,7 @@ import type { Stack } from "../stack";
 import { median } from "../stats";
 import { probeWritePath, type WritePathProbe } from "../write-path-probe";
 import { freePort } from "../../scripts/free-port";
+import { hdClip, postUpload } from "./uploads";
 
 const CONNECTIONS = 64;
 const CALLBACKS = Number(process.env.BENCH_CALLBACKS ?? 2000);
@@ -22,6 +27,10 @@ const RPS_TARGET = { sqlite: 0.4, postgres: 0.6 } as const;
 const P99_RATIO_TARGET = 1.5;
 /** Event-loop delay p99 of the app under callback load, on both engines. */
 const EVENT_LOOP_P99_TARGET_MS = 20;
+/** Uploads in flight at once beside the load: the media pool's slots on this 2-core machine. */
+const UPLOADS_BESIDE = 2;
+/** Event-loop delay p99 and requests/s with uploads beside, against the same load without them. */
+const UPLOADS_BESIDE_TARGET = 1.25;
 
 export async function benchCallbackReceiver(stack: Stack, db: BenchDb): Promise<Section> {
   const load = (job: Parameters<typeof runLoad>[0]) => runLoad(job, { workDir: stack.workDir, timeoutMs: 120_000 });
@@ -38,6 +47,9 @@ export async function benchCallbackReceiver(stack: Stack, db: BenchDb): Promise<
 
   // A second `next start` of the same build on the same database and simulator, with media copies off (see copiesNote).
   const copiesOff = await stack.startApp({ port: await freePort(), env: { MEDIA_STORAGE: "none" }, log: "app-copies-off.log" });
+  const clipDir = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-bench-beside-"));
+  const clip = hdClip(clipDir);
+  const clipBytes = fs.statSync(clip).size;
   const rounds: Round[] = [];
   try {
     // Warm-up (JIT, route compilation, connection pools), not reported.
@@ -56,18 +68,26 @@ export async function benchCallbackReceiver(stack: Stack, db: BenchDb): Promise<
       await waitForCopiesSettled(db);
       const offTasks = await seedPending(db, { prefix: `off${round}`, count: CALLBACKS, secret: stack.webhookSecret });
       const { result: receivedOff, delay: delayOff } = await copiesOff.eventLoop.during(() => callbacks(offTasks, copiesOff.url));
-      rounds.push({ ping, pingDelay, tasks, received, delay, offTasks, receivedOff, delayOff });
+      // The same load with uploads being checked beside it (mediabunny on worker threads, through the media pool).
+      const besideTasks = await seedPending(db, { prefix: `up${round}`, count: CALLBACKS, secret: stack.webhookSecret });
+      const { result: beside, delay: delayBeside } = await stack.eventLoop.during(() => withUploadsBeside(stack.appUrl, clip, () => callbacks(besideTasks)));
+      await waitForCopiesSettled(db);
+      rounds.push({ ping, pingDelay, tasks, received, delay, offTasks, receivedOff, delayOff, besideTasks, receivedBeside: beside.result, delayBeside, uploads: beside.statuses });
     }
   } finally {
     await copiesOff.stop();
+    fs.rmSync(clipDir, { recursive: true, force: true });
   }
   const baseline = medianLoad(rounds.map((r) => r.ping));
   const received = medianLoad(rounds.map((r) => r.received));
   const pingDelay = medianDelay(rounds.map((r) => r.pingDelay));
   const delay = medianDelay(rounds.map((r) => r.delay));
   const withoutCopies = { received: medianLoad(rounds.map((r) => r.receivedOff)), delay: medianDelay(rounds.map((r) => r.delayOff)) };
-  const tally = await tallyOutcomes(db, rounds.flatMap((r) => [...r.tasks, ...r.offTasks].map((t) => t.id)));
-  const seeded = rounds.length * CALLBACKS * 2;
+  const beside = { received: medianLoad(rounds.map((r) => r.receivedBeside)), delay: medianDelay(rounds.map((r) => r.delayBeside)) };
+  const uploads = rounds.flatMap((r) => r.uploads);
+  const uploadsKept = uploads.filter((status) => status === 201).length;
+  const tally = await tallyOutcomes(db, rounds.flatMap((r) => [...r.tasks, ...r.offTasks, ...r.besideTasks].map((t) => t.id)));
+  const seeded = rounds.length * CALLBACKS * 3;
   const sqlite = stack.engine === "sqlite";
   const probe = await probeWritePath(db, { url: stack.databaseUrl, secret: stack.webhookSecret });
   const rpsTarget = RPS_TARGET[stack.engine];
@@ -75,14 +95,16 @@ export async function benchCallbackReceiver(stack: Stack, db: BenchDb): Promise<
 
   // autocannon counts a timeout as an error too.
   // Counts over every callback load, with copies and without (medianLoad sums them).
-  const everyLoad = medianLoad(rounds.flatMap((r) => [r.received, r.receivedOff]));
+  const everyLoad = medianLoad(rounds.flatMap((r) => [r.received, r.receivedOff, r.receivedBeside]));
   const failures = everyLoad.non2xx + everyLoad.errors;
   const perRound = (pick: (r: Round) => string) => rounds.map(pick).join(", ");
   const rpsRatio = received.rps / baseline.rps;
+  const besideDelayRatio = beside.delay.p99 / delay.p99;
+  const besideRpsRatio = beside.received.rps / received.rps;
   const label = `GET /api/ping, ${CONNECTIONS} connections`;
   return {
     title: "1. Callback receiver",
-    setup: `${ROUNDS} rounds, each of: the baseline, \`GET /api/ping\` (empty handler, no database), ${PING_SECONDS} s at ${CONNECTIONS} connections; then ${CALLBACKS.toLocaleString("en-US")} PENDING generations with distinct task ids seeded in the database, and autocannon posting each one complete flat \`SUCCESS\` body (\`{taskId, state, resultUrls, creditsConsumed}\`) with that generation's callback token, ${CONNECTIONS} connections, each task exactly once; then, once the copy jobs those callbacks started are done, as many more to a second \`next start\` with copies off (below). Figures are the rounds' medians (requests/s per round: baseline ${perRound((r) => fmtRps(r.ping.rps))}; callbacks ${perRound((r) => fmtRps(r.received.rps))}; copies off ${perRound((r) => fmtRps(r.receivedOff.rps))}), so that one disturbed round of a shared machine does not decide a target. A warm-up of ${WARM_UP_CALLBACKS} callbacks to each app and 2 s of pings is not counted.`,
+    setup: `${ROUNDS} rounds, each of: the baseline, \`GET /api/ping\` (empty handler, no database), ${PING_SECONDS} s at ${CONNECTIONS} connections; then ${CALLBACKS.toLocaleString("en-US")} PENDING generations with distinct task ids seeded in the database, and autocannon posting each one complete flat \`SUCCESS\` body (\`{taskId, state, resultUrls, creditsConsumed}\`) with that generation's callback token, ${CONNECTIONS} connections, each task exactly once; then, once the copy jobs those callbacks started are done, as many more to a second \`next start\` with copies off (below); then as many more to the first app while ${UPLOADS_BESIDE} uploads at a time of a 1080p clip (1920 × 1080, 5 s, ${(clipBytes / 1024 / 1024).toFixed(1)} MB; each from a new visitor, through \`POST /api/uploads\`: sniffed, probed and remuxed on the app's worker threads) run back to back beside the load. Figures are the rounds' medians (requests/s per round: baseline ${perRound((r) => fmtRps(r.ping.rps))}; callbacks ${perRound((r) => fmtRps(r.received.rps))}; copies off ${perRound((r) => fmtRps(r.receivedOff.rps))}; uploads beside ${perRound((r) => fmtRps(r.receivedBeside.rps))}), so that one disturbed round of a shared machine does not decide a target. A warm-up of ${WARM_UP_CALLBACKS} callbacks to each app and 2 s of pings is not counted.`,
     figures: [
       { label: "Requests/s", value: received.rps, unit: "req/s", baseline: { label, value: baseline.rps } },
       { label: "Latency p50", value: received.p50, unit: "ms", baseline: { label, value: baseline.p50 } },
@@ -93,6 +115,10 @@ export async function benchCallbackReceiver(stack: Stack, db: BenchDb): Promise<
       { label: "App event-loop delay max", value: delay.max, unit: "ms", baseline: { label: delayLabel, value: pingDelay.max } },
       { label: "Requests/s, copies off (a second app, `MEDIA_STORAGE=none`)", value: withoutCopies.received.rps, unit: "req/s", baseline: { label, value: baseline.rps } },
       { label: "App event-loop delay p99, copies off", value: withoutCopies.delay.p99, unit: "ms", baseline: { label: delayLabel, value: pingDelay.p99 } },
+      { label: `Requests/s, ${UPLOADS_BESIDE} uploads of a 1080p clip checked beside`, value: beside.received.rps, unit: "req/s", baseline: { label: "the same load without uploads", value: received.rps } },
+      { label: "App event-loop delay p99, uploads beside", value: beside.delay.p99, unit: "ms", baseline: { label: "the same load without uploads", value: delay.p99 } },
+      { label: "App event-loop delay max, uploads beside", value: beside.delay.max, unit: "ms", baseline: { label: "the same load without uploads", value: delay.max } },
+      { label: "Uploads checked and kept beside the load (201)", value: uploadsKept, unit: "", baseline: { label: "uploads sent", value: uploads.length } },
       { label: "Non-2xx, errors, timeouts", value: failures, unit: "", baseline: { label: "expected", value: 0 } },
       { label: "Generations SUCCESS", value: tally.success, unit: "", baseline: { label: "seeded", value: seeded } },
       { label: "Generations with exactly one APPLIED delivery", value: tally.appliedOnce, unit: "", baseline: { label: "seeded", value: seeded } },
@@ -105,6 +131,11 @@ export async function benchCallbackReceiver(stack: Stack, db: BenchDb): Promise<
         label: `app event-loop delay p99 < ${EVENT_LOOP_P99_TARGET_MS} ms under callback load`,
         met: delay.p99 < EVENT_LOOP_P99_TARGET_MS,
         detail: `p99 ${delay.p99.toFixed(1)} ms, max ${delay.max.toFixed(0)} ms (under the empty route: p99 ${pingDelay.p99.toFixed(1)} ms)`,
+      },
+      {
+        label: `uploads checked beside the load do not slow it: event-loop delay p99 and requests/s within ${UPLOADS_BESIDE_TARGET}× of the same load without them`,
+        met: besideDelayRatio <= UPLOADS_BESIDE_TARGET && besideRpsRatio >= 1 / UPLOADS_BESIDE_TARGET && uploadsKept > 0,
+        detail: `event-loop p99 ${beside.delay.p99.toFixed(1)} vs ${delay.p99.toFixed(1)} ms (${besideDelayRatio.toFixed(2)}×), ${fmtRps(beside.received.rps)} vs ${fmtRps(received.rps)} req/s (${besideRpsRatio.toFixed(2)}×), ${uploadsKept} of ${uploads.length} uploads kept (${describeCodes(countStatuses(uploads))})`,
       },
       {
         label: `p99 ≤ ${P99_RATIO_TARGET} × the baseline's p99 at ${CONNECTIONS} connections`,
@@ -166,7 +197,29 @@ type Round = {
   offTasks: SeededTask[];
   receivedOff: LoadFigures;
   delayOff: EventLoopDelay;
+  besideTasks: SeededTask[];
+  receivedBeside: LoadFigures;
+  delayBeside: EventLoopDelay;
+  /** Statuses of the uploads sent beside that load (0: the connection failed). */
+  uploads: number[];
 };
+
+/** Runs `load` while UPLOADS_BESIDE loops each upload `clip` back to back, as new visitors; stops them when it ends. */
+async function withUploadsBeside<T>(appUrl: string, clip: string, load: () => Promise<T>): Promise<{ result: T; statuses: number[] }> {
+  let running = true;
+  const statuses: number[] = [];
+  const loops = Array.from({ length: UPLOADS_BESIDE }, async () => {
+    while (running) statuses.push(await postUpload(appUrl, clip).catch(() => 0));
+  });
+  try {
+    return { result: await load(), statuses };
+  } finally {
+    running = false;
+    await Promise.all(loops);
+  }
+}
+
+const countStatuses = (statuses: number[]) => statuses.reduce<Record<string, number>>((counts, status) => ({ ...counts, [status]: (counts[status] ?? 0) + 1 }), {});
 
 /** Rates and percentiles: the rounds' medians; counts: their sums; max: the largest. */
 function medianLoad(loads: LoadFigures[]): LoadFigures {

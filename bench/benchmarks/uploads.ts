@@ -29,8 +29,7 @@ export async function benchUploads(stack: Stack): Promise<Section> {
     const clip100 = cbrClip(dir, "100mb.mp4", FIELD_MAX - 2 * MB);
     const body200 = path.join(dir, "200mb.bin");
     fs.writeFileSync(body200, Buffer.concat([fs.readFileSync(clip100), Buffer.alloc(200 * MB - fs.statSync(clip100).size, 7)]));
-    const hd = path.join(dir, "1080p.mp4");
-    ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=24", "-t", "5", "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-movflags", "+faststart", hd]);
+    const hd = hdClip(dir);
 
     // A first upload loads the code paths (and their memory) the measured ones reuse.
     await uploadOnce(stack, clip20, { chunked: false });
@@ -89,18 +88,45 @@ export async function benchUploads(stack: Stack): Promise<Section> {
 
 type Upload = { status: number; ms: number; idleRss: number; peakRss: number; peakTools: number; size: number };
 
-async function uploadOnce(stack: Stack, file: string, { chunked }: { chunked: boolean }): Promise<Upload> {
-  // POST /api/uploads skips proxy.ts, which issues the visitor cookie: a browser has one from the page.
+/** A 1080p H.264 clip (1920 × 1080, 5 s, 24 fps, about 3 MB), as a phone or an editor exports one. */
+export function hdClip(dir: string): string {
+  const file = path.join(dir, "1080p.mp4");
+  ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=24", "-t", "5", "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-movflags", "+faststart", file]);
+  return file;
+}
+
+/** A new visitor's cookie: POST /api/uploads skips proxy.ts, which issues it; a browser has one from the page. */
+async function visitorCookie(appUrl: string): Promise<string> {
   // A connection of its own each time (agent: false): a pooled one may be closed by the app's keep-alive timeout while clips are made.
   const cookie = await new Promise<string | undefined>((resolve, reject) =>
     http
-      .get(new URL("/api/generations?limit=1", stack.appUrl), { agent: false }, (response) => {
+      .get(new URL("/api/generations?limit=1", appUrl), { agent: false }, (response) => {
         response.resume();
         resolve(response.headers["set-cookie"]?.[0]?.split(";")[0]);
       })
       .once("error", reject),
   );
   if (!cookie) throw new Error("no visitor cookie");
+  return cookie;
+}
+
+/** POSTs `file` to /api/uploads as a reference video of a new visitor; resolves with the answer's status. */
+export async function postUpload(appUrl: string, file: string, { chunked = false, cookie }: { chunked?: boolean; cookie?: string } = {}): Promise<number> {
+  const visitor = cookie ?? (await visitorCookie(appUrl));
+  const size = fs.statSync(file).size;
+  const url = new URL(`/api/uploads?model=${encodeURIComponent(REFERENCE)}&field=${FIELD}`, appUrl);
+  return new Promise<number>((resolve, reject) => {
+    const request = http.request(url, { method: "POST", agent: false, headers: { Cookie: visitor, "Content-Type": "video/mp4", ...(chunked ? {} : { "Content-Length": String(size) }) } }, (response) => {
+      response.resume();
+      response.once("end", () => resolve(response.statusCode ?? 0));
+    });
+    request.once("error", reject);
+    Readable.from(fs.createReadStream(file)).pipe(request);
+  });
+}
+
+async function uploadOnce(stack: Stack, file: string, { chunked }: { chunked: boolean }): Promise<Upload> {
+  const cookie = await visitorCookie(stack.appUrl);
   const size = fs.statSync(file).size;
   const idleRss = memoryOf(stack.appPid).app;
   let peakRss = idleRss;
@@ -112,15 +138,7 @@ async function uploadOnce(stack: Stack, file: string, { chunked }: { chunked: bo
   }, 50);
   const started = performance.now();
   try {
-    const url = new URL(`/api/uploads?model=${encodeURIComponent(REFERENCE)}&field=${FIELD}`, stack.appUrl);
-    const status = await new Promise<number>((resolve, reject) => {
-      const request = http.request(url, { method: "POST", agent: false, headers: { Cookie: cookie, "Content-Type": "video/mp4", ...(chunked ? {} : { "Content-Length": String(size) }) } }, (response) => {
-        response.resume();
-        response.once("end", () => resolve(response.statusCode ?? 0));
-      });
-      request.once("error", reject);
-      Readable.from(fs.createReadStream(file)).pipe(request);
-    });
+    const status = await postUpload(stack.appUrl, file, { chunked, cookie });
     return { status, ms: performance.now() - started, idleRss, peakRss, peakTools, size };
   } finally {
     clearInterval(sampler);
