@@ -18,9 +18,9 @@
 // do it in time throws the pool's busy error, never a verdict on the file.
 import "server-only";
 import { execFile } from "node:child_process";
-import os from "node:os";
 import { isVideoFormat, type MediaFormat } from "@/lib/models/media-limits";
 import { mediaBusy, mediaPool } from "./media-pool";
+import { runInToolHost, type ToolRun } from "./tool-host";
 import { readHead, sniffFormat } from "./sniff";
 
 export { readImageHeader, reencodeImage } from "./image-check";
@@ -49,7 +49,6 @@ export class ToolchainMissingError extends Error {}
  * frame a person asked for ("use last frame") is not, and runs at normal priority.
  */
 export type ToolPriority = "normal" | "background";
-const BACKGROUND_NICE = 10;
 
 /** The demuxers a kind of input may be read with (FFmpeg's names), and the one each sniffed format is read with. */
 const VIDEO_DEMUXERS = "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm";
@@ -262,27 +261,22 @@ function run(command: string, args: string[], limits: { timeoutMs: number; maxBy
   return mediaPool().run(() => spawnTool(command, args, limits));
 }
 
-/** One run of `command` with no shell, bounded in time and output: run() without the pool. */
-function spawnTool(command: string, args: string[], { timeoutMs, maxBytes, priority = "normal" }: { timeoutMs: number; maxBytes: number; priority?: ToolPriority }): Promise<Buffer | null> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(command, args, { encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: maxBytes, windowsHide: true }, (error, stdout) => {
-      if ((error as NodeJS.ErrnoException | null)?.code === "ENOENT") {
-        return reject(new ToolchainMissingError(`${command} is not installed (or not on PATH): run \`npm run doctor\` for how to install FFmpeg.`));
-      }
-      // Killed by the timeout (not by the output cap, which is the file's doing).
-      if (error && error.killed && error.signal === "SIGKILL" && error.code !== "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") return reject(mediaBusy());
-      resolve(error ? null : stdout);
-    });
-    if (priority === "background") lowerPriority(child.pid);
-  });
-}
-
-/** Background priority for a child just started (never raised above what it inherited); a child already gone is left be. */
-function lowerPriority(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    os.setPriority(pid, Math.max(os.getPriority(pid), BACKGROUND_NICE));
-  } catch {
-    // Exited already, or the platform refuses: it runs at the priority it has.
-  }
+/**
+ * One run of `command` with no shell, bounded in time and output: run()
+ * without the pool. Background runs are started by the tool host (a process
+ * of its own at nice 10: tool-host.ts says why), the others by this process.
+ */
+async function spawnTool(command: string, args: string[], { timeoutMs, maxBytes, priority = "normal" }: { timeoutMs: number; maxBytes: number; priority?: ToolPriority }): Promise<Buffer | null> {
+  const { stdout, error } =
+    priority === "background"
+      ? await runInToolHost({ command, args, timeoutMs, maxBytes })
+      : await new Promise<ToolRun>((resolve) =>
+          execFile(command, args, { encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: maxBytes, windowsHide: true }, (failure, out) =>
+            resolve({ stdout: failure ? null : out, error: failure && { code: (failure as NodeJS.ErrnoException).code, killed: failure.killed, signal: failure.signal } }),
+          ),
+        );
+  if (error?.code === "ENOENT") throw new ToolchainMissingError(`${command} is not installed (or not on PATH): run \`npm run doctor\` for how to install FFmpeg.`);
+  // Killed by the timeout (not by the output cap, which is the file's doing).
+  if (error?.killed && error.signal === "SIGKILL" && error.code !== "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") throw mediaBusy();
+  return error ? null : stdout;
 }

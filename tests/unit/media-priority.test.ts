@@ -1,13 +1,17 @@
 // Stills are background work: the FFmpeg processes that make one run at nice
 // 10, so that on a busy machine the requests the app answers get the CPU
 // first; a frame a person asked for ("use last frame") runs at the app's own
-// priority. Each tool is reached through a shim first on PATH that records
-// the niceness it was started with (/proc/self/stat), then runs the real one.
+// priority. A still's tools are started by the tool host, a small process of
+// its own, so that the app's thread never pays for a fork of the app's
+// memory (lib/media/tool-host.ts). Each tool is reached through a shim first
+// on PATH that records the niceness it was started with and its parent
+// process (/proc/self/stat), then runs the real one.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { stopToolHost, toolHostPid } from "@/lib/media/tool-host";
 import { extractFrame, extractStill } from "@/lib/media/toolchain";
 import { clip, hasFfmpeg } from "../support/media-fixtures";
 
@@ -25,13 +29,11 @@ describe.skipIf(!hasFfmpeg || !linux)("the priority of FFmpeg's runs", () => {
     fs.mkdirSync(shims);
     for (const tool of ["ffmpeg", "ffprobe"]) {
       const real = execFileSync("sh", ["-c", `command -v ${tool}`], { encoding: "utf8" }).trim();
-      // Field 19 of /proc/<pid>/stat is the nice value ($$ is the shim's shell, which exec turns into the tool).
-      // The app lowers a child's priority just after starting it: the shim gives it up to a second to land.
+      // Fields 4 and 19 of /proc/<pid>/stat are the parent's pid and the nice value ($$ is the shim's shell, which exec turns into the tool).
       const script = [
         "#!/bin/sh",
-        "i=0",
-        "while :; do n=$(cut -d' ' -f19 /proc/$$/stat); [ \"$n\" -ge 10 ] || [ $i -ge 100 ] && break; i=$((i+1)); sleep 0.01; done",
-        `echo "${tool} $n" >> "${log}"`,
+        "n=$(cut -d' ' -f19 /proc/$$/stat); p=$(cut -d' ' -f4 /proc/$$/stat)",
+        `echo "${tool} $n $p" >> "${log}"`,
         `exec "${real}" "$@"`,
       ].join("\n");
       fs.writeFileSync(path.join(shims, tool), `${script}\n`, { mode: 0o755 });
@@ -40,25 +42,51 @@ describe.skipIf(!hasFfmpeg || !linux)("the priority of FFmpeg's runs", () => {
     fs.writeFileSync(path.join(dir, "clip.mp4"), clip({ seconds: 2 }));
   });
 
-  afterAll(() => {
+  afterAll(async () => {
+    await stopToolHost();
     process.env.PATH = originalPath;
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  const runs = () => fs.readFileSync(log, "utf8").trim().split("\n");
+  /** Each tool run as "tool nice parent", the parent named "app" (this process), "host" (the tool host) or by its pid. */
+  const runs = () =>
+    fs
+      .readFileSync(log, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => {
+        const [tool, nice, parent] = line.split(" ");
+        const who = Number(parent) === process.pid ? "app" : Number(parent) === toolHostPid() ? "host" : parent;
+        return `${tool} ${nice} ${who}`;
+      });
   const ownNice = () => os.getPriority();
 
-  test("a still: ffprobe and ffmpeg both at nice 10 (or the app's own, if higher)", async () => {
+  test("a still: ffprobe and ffmpeg both at nice 10 (or the app's own, if higher), started by the tool host", async () => {
     fs.writeFileSync(log, "");
     const still = await extractStill({ file: path.join(dir, "clip.mp4") });
     expect(still?.contentType).toBe("image/jpeg");
     const expected = Math.max(ownNice(), 10);
-    expect(runs()).toEqual([`ffprobe ${expected}`, `ffmpeg ${expected}`]);
+    expect(runs()).toEqual([`ffprobe ${expected} host`, `ffmpeg ${expected} host`]);
+  });
+
+  test("the tool host, killed, is started anew for the next still", async () => {
+    await extractStill({ file: path.join(dir, "clip.mp4") });
+    const first = toolHostPid()!;
+    process.kill(first, "SIGKILL");
+    await new Promise<void>((resolve) => {
+      const poll = () => (toolHostPid() === undefined ? resolve() : setTimeout(poll, 10));
+      poll();
+    });
+    fs.writeFileSync(log, "");
+    const still = await extractStill({ file: path.join(dir, "clip.mp4") });
+    expect(still?.contentType).toBe("image/jpeg");
+    expect(toolHostPid()).not.toBe(first);
+    expect(runs()).toEqual([`ffprobe ${Math.max(ownNice(), 10)} host`, `ffmpeg ${Math.max(ownNice(), 10)} host`]);
   });
 
   test("a frame a person asked for: at the app's own priority", async () => {
     fs.writeFileSync(log, "");
     expect(await extractFrame({ file: path.join(dir, "clip.mp4"), which: "last", output: path.join(dir, "last.png") })).toBe(true);
-    expect(runs()).toEqual([`ffprobe ${ownNice()}`, `ffmpeg ${ownNice()}`]);
+    expect(runs()).toEqual([`ffprobe ${ownNice()} app`, `ffmpeg ${ownNice()} app`]);
   });
 });
