@@ -13,7 +13,7 @@ import type { Stack } from "../stack";
 import { median } from "../stats";
 import { probeWritePath, type WritePathProbe } from "../write-path-probe";
 import { freePort } from "../../scripts/free-port";
-import { hdClip, postUpload } from "./uploads";
+import { hdClip, UPLOADS_BESIDE, withUploadsBeside } from "./uploads";
 
 const CONNECTIONS = 64;
 const CALLBACKS = Number(process.env.BENCH_CALLBACKS ?? 2000);
@@ -27,8 +27,6 @@ const RPS_TARGET = { sqlite: 0.4, postgres: 0.6 } as const;
 const P99_RATIO_TARGET = 1.5;
 /** Event-loop delay p99 of the app under callback load, on both engines. */
 const EVENT_LOOP_P99_TARGET_MS = 20;
-/** Uploads in flight at once beside the load: the media pool's slots on this 2-core machine. */
-const UPLOADS_BESIDE = 2;
 /** Event-loop delay p99 and requests/s with uploads beside, against the same load without them. */
 const UPLOADS_BESIDE_TARGET = 1.25;
 
@@ -203,21 +201,6 @@ type Round = {
   /** Statuses of the uploads sent beside that load (0: the connection failed). */
   uploads: number[];
 };
-
-/** Runs `load` while UPLOADS_BESIDE loops each upload `clip` back to back, as new visitors; stops them when it ends. */
-async function withUploadsBeside<T>(appUrl: string, clip: string, load: () => Promise<T>): Promise<{ result: T; statuses: number[] }> {
-  let running = true;
-  const statuses: number[] = [];
-  const loops = Array.from({ length: UPLOADS_BESIDE }, async () => {
-    while (running) statuses.push(await postUpload(appUrl, clip).catch(() => 0));
-  });
-  try {
-    return { result: await load(), statuses };
-  } finally {
-    running = false;
-    await Promise.all(loops);
-  }
-}
 
 const countStatuses = (statuses: number[]) => statuses.reduce<Record<string, number>>((counts, status) => ({ ...counts, [status]: (counts[status] ?? 0) + 1 }), {});
 

@@ -5,9 +5,12 @@
 // with none of the app's work; then what open tabs cost: requests per minute
 // of idle tabs, and the server's memory per open stream. The push latency is
 // taken in rounds, alternately against the app and a second `next start` of
-// the same build with media copies off, to see what media work costs it.
+// the same build with media copies off, to see what media work costs it, and
+// against the app while uploads are checked beside it.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
@@ -18,8 +21,9 @@ import type { Section } from "../report";
 import { benchViewerCookie, waitForCopiesSettled, type BenchDb } from "../db";
 import type { Stack } from "../stack";
 import { median } from "../stats";
+import { hdClip, UPLOADS_BESIDE, withUploadsBeside } from "./uploads";
 
-/** Rounds per app (copies on, copies off), alternating; the figures are the rounds' medians. */
+/** Rounds of each kind (copies on, copies off, copies on with uploads beside), rotating; the figures are the rounds' medians. */
 const ROUNDS = 3;
 /** A round is two batches of 20: a batch must fit the gallery's first page (24 cards). */
 const BATCHES = 2;
@@ -31,6 +35,8 @@ const PENDING_MS = BATCH_TASKS * SPACING_MS + 4000;
 const IDLE_TABS = 50;
 const IDLE_MS = 60_000;
 const MEMORY_STREAMS = 500;
+/** Push p95 with uploads checked beside, against the same app without them. */
+const UPLOADS_BESIDE_TARGET = 1.25;
 const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"];
 
 // The time (same clock as the simulator's) at which each card's badge first reads "Ready".
@@ -71,29 +77,40 @@ export async function benchLiveGallery(stack: Stack, db: BenchDb): Promise<Secti
     // A second `next start` of the same build on the same database and simulator, with media copies off:
     // its tasks' callbacks come to it (the callback URL is its PUBLIC_BASE_URL) and start no copy.
     const copiesOff = await stack.startApp({ port: await freePort(), env: { MEDIA_STORAGE: "none" }, log: "app-copies-off.log" });
-    const latency: Record<Copies, Latency[]> = { on: [], off: [] };
+    const latency: Record<Copies, Latency[]> = { on: [], off: [], beside: [] };
+    const clipDir = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-bench-live-"));
+    const clip = hdClip(clipDir);
+    const uploads: number[] = [];
     try {
       // The second app is fresh: its pages, routes and pools warm up before anything is timed (and the first app's alike).
       await warmUp(stack, browser, stack.appUrl);
       await warmUp(stack, browser, copiesOff.url);
       for (let round = 0; round < ROUNDS; round++) {
-        // Alternating which goes first, so that a drift of the shared machine falls on both alike.
-        for (const copies of round % 2 === 0 ? (["on", "off"] as const) : (["off", "on"] as const)) {
+        // Rotating which goes first, so that a drift of the shared machine falls on all alike.
+        const kinds: Copies[] = ["on", "off", "beside"];
+        for (const [slot, copies] of [...kinds.slice(round % 3), ...kinds.slice(0, round % 3)].entries()) {
           // Each round starts quiet: the copies an earlier round's results started are done.
           await waitForCopiesSettled(db);
-          const firstIndex = (round * 2 + (copies === "on" ? 0 : 1)) * TASKS;
-          const result = await measureLatency(stack, browser, copies === "on" ? stack.appUrl : copiesOff.url, firstIndex);
+          const firstIndex = (round * kinds.length + slot) * TASKS;
+          const measure = () => measureLatency(stack, browser, copies === "off" ? copiesOff.url : stack.appUrl, firstIndex);
+          let result: Latency;
+          if (copies === "beside") {
+            const run = await withUploadsBeside(stack.appUrl, clip, measure);
+            uploads.push(...run.statuses);
+            result = run.result;
+          } else result = await measure();
           latency[copies].push(result);
           console.log(`[bench] live gallery: round ${round + 1}, copies ${copies}: push ${ms(result.push)} over ${result.push.length} cards (callback → published ${ms(result.toPublished)}, → event ${ms(result.toEvent)}, event → Ready ${ms(result.toPixel)}), polling ${ms(result.poll)} over ${result.poll.length}`);
         }
       }
     } finally {
       await copiesOff.stop();
+      fs.rmSync(clipDir, { recursive: true, force: true });
     }
     const floor = await measureFloor(browser);
     console.log(`[bench] live gallery: floor ${ms(floor)} (${floor.length} elements)`);
     // For iterating on latency alone (opening 50 tabs takes minutes on a busy machine).
-    if (process.env.BENCH_LIVE_LATENCY_ONLY === "1") return report({ latency, floor });
+    if (process.env.BENCH_LIVE_LATENCY_ONLY === "1") return report({ latency, floor, uploads });
     // The latency figures stand even if the tabs cannot all be opened on a machine this busy.
     try {
       // Idle means nothing changes: the copies of the videos just made finish first, or
@@ -101,9 +118,9 @@ export async function benchLiveGallery(stack: Stack, db: BenchDb): Promise<Secti
       await waitForCopiesSettled(db);
       const idle = await measureIdleTabs(stack, browser);
       const memory = await measureStreamMemory(stack);
-      return report({ latency, floor, idle, memory });
+      return report({ latency, floor, uploads, idle, memory });
     } catch (error) {
-      return report({ latency, floor, idleError: error instanceof Error ? error.message.split("\n")[0]! : String(error) });
+      return report({ latency, floor, uploads, idleError: error instanceof Error ? error.message.split("\n")[0]! : String(error) });
     }
   } finally {
     await browser.close();
@@ -130,7 +147,8 @@ const HEAR_EVENTS = `(() => {
   };
 })()`;
 
-type Copies = "on" | "off";
+/** Copies on (the app), off (the second app), or on with uploads checked beside (the app). */
+type Copies = "on" | "off" | "beside";
 type Latency = Awaited<ReturnType<typeof measureLatency>>;
 
 async function openGallery(browser: Browser, stack: Stack, { push, appUrl = stack.appUrl }: { push: boolean; appUrl?: string }): Promise<{ context: BrowserContext; page: Page }> {
@@ -353,13 +371,16 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
 function report({
   latency,
   floor,
+  uploads,
   idle,
   memory,
   idleError,
 }: {
-  /** The rounds with copies on (the app) and off (the second app). */
+  /** The rounds with copies on (the app), off (the second app) and on with uploads beside (the app). */
   latency: Record<Copies, Latency[]>;
   floor: number[];
+  /** Statuses of the uploads sent beside the "beside" rounds. */
+  uploads: number[];
   idle?: Awaited<ReturnType<typeof measureIdleTabs>>;
   memory?: Awaited<ReturnType<typeof measureStreamMemory>>;
   /** Why the idle tabs could not be measured. */
@@ -371,18 +392,23 @@ function report({
   const count = (copies: Copies, series: (l: Latency) => number[]) => latency[copies].reduce((sum, l) => sum + series(l).length, 0);
   const [push50, push95, poll50, poll95] = [over("on", (l) => l.push, 50), over("on", (l) => l.push, 95), over("on", (l) => l.poll, 50), over("on", (l) => l.poll, 95)];
   const [off50, off95] = [over("off", (l) => l.push, 50), over("off", (l) => l.push, 95)];
+  const [beside50, beside95] = [over("beside", (l) => l.push, 50), over("beside", (l) => l.push, 95)];
+  const uploadsKept = uploads.filter((status) => status === 201).length;
   const rounds = latency.on.length;
   const [floor50, floor95] = [pct(floor, 50), pct(floor, 95)];
   const perMinute = (n: number) => (n * 60_000) / IDLE_MS;
   const bare = "bare event stream, same browser (floor)";
   return {
     title: "7. Live gallery",
-    setup: `${ROUNDS} rounds against the app and ${ROUNDS} against a second \`next start\` of the same build, database and simulator with \`MEDIA_STORAGE=none\` (copies off), alternating (on, off; off, on; …), each round starting once the copies earlier rounds started are done. A round: ${TASKS} tasks (${BATCHES} batches of ${BATCH_TASKS}, so a batch fits the gallery's first page) submitted through \`POST /api/generations\` of that app ${SPACING_MS} ms apart, each PENDING ${PENDING_MS / 1000} s then called back with SUCCESS (to the app that submitted it, which then, with copies on, copies the result and makes its still while the next callbacks arrive). Two gallery pages of that app in the system Chromium (headless, a browser context each) watch the same tasks: one with the event stream (push), one with \`/api/generations/events\` blocked by \`page.route\`, so it falls back to SWR polling every 3 s. Latency figures are the median over the rounds of each round's percentile, copies on unless said (push p95 per round, copies on: ${perRound("on", (l) => l.push, 95)} ms; copies off: ${perRound("off", (l) => l.push, 95)} ms). Each app first gets two untimed tasks and its two pages opened once (warm-up). Latency: from the simulator starting to send the SUCCESS callback (its \`at\`, from \`/__control/callbacks\`) to a MutationObserver in the page seeing the card's badge read "Ready" (\`Date.now()\` on the same machine's clock). Idle tabs: ${IDLE_TABS} gallery pages (a context each) with nothing pending, requests counted for ${IDLE_MS / 1000} s. Memory: the app process's RSS (\`/proc/<pid>/status\`) before and after opening ${MEMORY_STREAMS} more streams from Node.`,
+    setup: `${ROUNDS} rounds against the app, ${ROUNDS} against a second \`next start\` of the same build, database and simulator with \`MEDIA_STORAGE=none\` (copies off) and ${ROUNDS} against the app with uploads checked beside (below), rotating (on, off, beside; off, beside, on; …), each round starting once the copies earlier rounds started are done. A round: ${TASKS} tasks (${BATCHES} batches of ${BATCH_TASKS}, so a batch fits the gallery's first page) submitted through \`POST /api/generations\` of that app ${SPACING_MS} ms apart, each PENDING ${PENDING_MS / 1000} s then called back with SUCCESS (to the app that submitted it, which then, with copies on, copies the result and makes its still while the next callbacks arrive). Two gallery pages of that app in the system Chromium (headless, a browser context each) watch the same tasks: one with the event stream (push), one with \`/api/generations/events\` blocked by \`page.route\`, so it falls back to SWR polling every 3 s. Latency figures are the median over the rounds of each round's percentile, copies on unless said (push p95 per round, copies on: ${perRound("on", (l) => l.push, 95)} ms; copies off: ${perRound("off", (l) => l.push, 95)} ms; uploads beside: ${perRound("beside", (l) => l.push, 95)} ms). In the rounds with uploads beside, ${UPLOADS_BESIDE} uploads at a time of a 1080p clip (about 3 MB, each from a new visitor, through \`POST /api/uploads\`: sniffed, probed and remuxed on the app's worker threads) run back to back against the app (copies on) for the whole round. Each app first gets two untimed tasks and its two pages opened once (warm-up). Latency: from the simulator starting to send the SUCCESS callback (its \`at\`, from \`/__control/callbacks\`) to a MutationObserver in the page seeing the card's badge read "Ready" (\`Date.now()\` on the same machine's clock). Idle tabs: ${IDLE_TABS} gallery pages (a context each) with nothing pending, requests counted for ${IDLE_MS / 1000} s. Memory: the app process's RSS (\`/proc/<pid>/status\`) before and after opening ${MEMORY_STREAMS} more streams from Node.`,
     figures: [
       { label: "Callback-to-pixel p50, push", value: push50, unit: "ms", baseline: { label: bare, value: floor50 } },
       { label: "Callback-to-pixel p95, push", value: push95, unit: "ms", baseline: { label: bare, value: floor95 } },
       { label: "Callback-to-pixel p50, push, copies off (second app, `MEDIA_STORAGE=none`)", value: off50, unit: "ms", baseline: { label: "copies on", value: push50 } },
       { label: "Callback-to-pixel p95, push, copies off (second app, `MEDIA_STORAGE=none`)", value: off95, unit: "ms", baseline: { label: "copies on", value: push95 } },
+      { label: `Callback-to-pixel p50, push, ${UPLOADS_BESIDE} uploads of a 1080p clip checked beside`, value: beside50, unit: "ms", baseline: { label: "copies on", value: push50 } },
+      { label: `Callback-to-pixel p95, push, ${UPLOADS_BESIDE} uploads of a 1080p clip checked beside`, value: beside95, unit: "ms", baseline: { label: "copies on", value: push95 } },
+      { label: "Uploads checked and kept beside (201)", value: uploadsKept, unit: "", baseline: { label: "uploads sent", value: uploads.length } },
       { label: "Callback-to-pixel p50, polling (same page, event stream blocked)", value: poll50, unit: "ms", baseline: { label: "push", value: push50 } },
       { label: "Callback-to-pixel p95, polling (same page, event stream blocked)", value: poll95, unit: "ms", baseline: { label: "push", value: push95 } },
       { label: "Push, callback → event heard in the tab p50", value: over("on", (l) => l.toEvent, 50), unit: "ms" },
@@ -411,6 +437,11 @@ function report({
         label: `copies-on push p95 ≤ 1.5× copies-off (median of ${rounds} rounds)`,
         met: push95 <= 1.5 * off95,
         detail: `${(push95 / off95).toFixed(2)}× (p95 ${push95.toFixed(0)} vs ${off95.toFixed(0)} ms; per round on ${perRound("on", (l) => l.push, 95)}, off ${perRound("off", (l) => l.push, 95)} ms); p50 ${push50.toFixed(0)} vs ${off50.toFixed(0)} ms`,
+      },
+      {
+        label: `uploads checked beside do not slow the push: p95 ≤ ${UPLOADS_BESIDE_TARGET}× the same app's without them (median of ${rounds} rounds)`,
+        met: beside95 <= UPLOADS_BESIDE_TARGET * push95 && uploadsKept > 0,
+        detail: `${(beside95 / push95).toFixed(2)}× (p95 ${beside95.toFixed(0)} vs ${push95.toFixed(0)} ms; per round ${perRound("beside", (l) => l.push, 95)} ms); p50 ${beside50.toFixed(0)} vs ${push50.toFixed(0)} ms; ${uploadsKept} of ${uploads.length} uploads kept`,
       },
       {
         label: "push p95 ≤ 1.5× the bare-stream floor's p95 (same run)",

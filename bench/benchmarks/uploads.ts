@@ -125,6 +125,24 @@ export async function postUpload(appUrl: string, file: string, { chunked = false
   });
 }
 
+/** Uploads in flight at once beside a load (benchmarks 1 and 7): the media pool's slots on this 2-core machine. */
+export const UPLOADS_BESIDE = 2;
+
+/** Runs `load` while UPLOADS_BESIDE loops each upload `clip` back to back, as new visitors; stops them when it ends. */
+export async function withUploadsBeside<T>(appUrl: string, clip: string, load: () => Promise<T>): Promise<{ result: T; statuses: number[] }> {
+  let running = true;
+  const statuses: number[] = [];
+  const loops = Array.from({ length: UPLOADS_BESIDE }, async () => {
+    while (running) statuses.push(await postUpload(appUrl, clip).catch(() => 0));
+  });
+  try {
+    return { result: await load(), statuses };
+  } finally {
+    running = false;
+    await Promise.all(loops);
+  }
+}
+
 async function uploadOnce(stack: Stack, file: string, { chunked }: { chunked: boolean }): Promise<Upload> {
   const cookie = await visitorCookie(stack.appUrl);
   const size = fs.statSync(file).size;
