@@ -8,6 +8,7 @@ import "./load-env-files";
 import { env, isLoopback } from "../lib/env";
 import { migrateDatabase } from "../lib/database/migrations/migrate";
 import { ensurePrismaClientFor } from "../lib/database/migrations/prisma-client";
+import { appEnvironment } from "./app-environment";
 
 export async function runApp(nextArgs: string[]): Promise<void> {
   try {
@@ -43,7 +44,7 @@ export async function runApp(nextArgs: string[]): Promise<void> {
   } else if (payments.mode === "off") {
     console.log(`[framehook] buying credits is off: ${payments.reason} (docs/payments.md)`);
   }
-  children.push(spawn(bin("next"), nextArgs, { stdio: "inherit", env: { NEXT_TELEMETRY_DISABLED: "1", ...process.env } }));
+  children.push(spawn(bin("next"), nextArgs, { stdio: "inherit", env: appEnvironment() }));
 
   let stopping = false;
   const stop = (code: number) => {
