@@ -7,6 +7,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { freePort } from "../scripts/free-port";
+import { appEnvironment } from "../scripts/app-environment";
 import { adminQuery, ensureDatabase, limitRoleLockWait, startLocalPostgres, type LocalPostgres } from "../scripts/local-postgres";
 import { migrateDatabase } from "../lib/database/migrations/migrate";
 import { SimulatorControl } from "../tests/support/simulator-control";
@@ -97,7 +98,8 @@ export async function startStack({ workDir, engine, appPort, simulatorPort }: { 
     const probePort = await freePort();
     const app = startProcess(path.join(BIN, "next"), ["start", "-p", String(port), "-H", "127.0.0.1"], {
       env: {
-        ...process.env,
+        // What `npm start` gives the app (MALLOC_ARENA_MAX on Linux), then the bench's settings.
+        ...appEnvironment(),
         NODE_ENV: "production",
         NEXT_DIST_DIR: distDirOf(engine),
         NEXT_TELEMETRY_DISABLED: "1",

@@ -13,7 +13,7 @@ import type { Stack } from "../stack";
 import { median } from "../stats";
 import { probeWritePath, type WritePathProbe } from "../write-path-probe";
 import { freePort } from "../../scripts/free-port";
-import { hdClip, UPLOADS_BESIDE, withUploadsBeside } from "./uploads";
+import { countStatuses, hdClip, UPLOADS_BESIDE, withUploadsBeside } from "./uploads";
 
 const CONNECTIONS = 64;
 const CALLBACKS = Number(process.env.BENCH_CALLBACKS ?? 2000);
@@ -202,7 +202,6 @@ type Round = {
   uploads: number[];
 };
 
-const countStatuses = (statuses: number[]) => statuses.reduce<Record<string, number>>((counts, status) => ({ ...counts, [status]: (counts[status] ?? 0) + 1 }), {});
 
 /** Rates and percentiles: the rounds' medians; counts: their sums; max: the largest. */
 function medianLoad(loads: LoadFigures[]): LoadFigures {

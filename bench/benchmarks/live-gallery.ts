@@ -21,7 +21,8 @@ import type { Section } from "../report";
 import { benchViewerCookie, waitForCopiesSettled, type BenchDb } from "../db";
 import type { Stack } from "../stack";
 import { median } from "../stats";
-import { hdClip, UPLOADS_BESIDE, withUploadsBeside } from "./uploads";
+import { describeCodes } from "./callback-receiver";
+import { countStatuses, hdClip, UPLOADS_BESIDE, withUploadsBeside } from "./uploads";
 
 /** Rounds of each kind (copies on, copies off, copies on with uploads beside), rotating; the figures are the rounds' medians. */
 const ROUNDS = 3;
@@ -441,7 +442,7 @@ function report({
       {
         label: `uploads checked beside do not slow the push: p95 ≤ ${UPLOADS_BESIDE_TARGET}× the same app's without them (median of ${rounds} rounds)`,
         met: beside95 <= UPLOADS_BESIDE_TARGET * push95 && uploadsKept > 0,
-        detail: `${(beside95 / push95).toFixed(2)}× (p95 ${beside95.toFixed(0)} vs ${push95.toFixed(0)} ms; per round ${perRound("beside", (l) => l.push, 95)} ms); p50 ${beside50.toFixed(0)} vs ${push50.toFixed(0)} ms; ${uploadsKept} of ${uploads.length} uploads kept`,
+        detail: `${(beside95 / push95).toFixed(2)}× (p95 ${beside95.toFixed(0)} vs ${push95.toFixed(0)} ms; per round ${perRound("beside", (l) => l.push, 95)} ms); p50 ${beside50.toFixed(0)} vs ${push50.toFixed(0)} ms; ${uploadsKept} of ${uploads.length} uploads kept (${describeCodes(countStatuses(uploads))}; 503 is the media pool answering busy, with Retry-After)`,
       },
       {
         label: "push p95 ≤ 1.5× the bare-stream floor's p95 (same run)",
