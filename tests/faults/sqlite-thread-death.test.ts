@@ -2,22 +2,33 @@
 // connection: if it stops, the next statement starts another thread and
 // connection instead of failing until the process restarts. The submits run
 // in this process, whose Prisma client is the one whose thread is stopped.
-import { afterAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startApp } from "../support/app";
 import { uniqueMarker } from "../support/simulator-control";
 import { testEngine } from "../support/test-database";
 
-const app = await startApp();
-const { prisma } = await import("@/lib/db");
-const { submitGeneration } = await import("@/lib/generations/submit");
-const { stopSqliteThread } = await import("@/lib/database/sqlite-thread");
-
-afterAll(() => app.close());
-
-const submit = (prompt: string, viewer: { id: string; signedIn: boolean }) =>
-  submitGeneration({ body: { model: "alpha-2.5-text-to-video-480p", input: { prompt } }, visitor: "sqlite-thread-death", viewer });
+type App = Awaited<ReturnType<typeof startApp>>;
 
 describe.skipIf(testEngine() === "postgres")("the SQLite thread stops", () => {
+  // Started here, not at the top level: Vitest runs no afterAll of a file whose tests are all
+  // skipped (PostgreSQL), so an app started at the top level there was never closed.
+  let app: App | undefined;
+  let prisma: typeof import("@/lib/db").prisma;
+  let submitGeneration: typeof import("@/lib/generations/submit").submitGeneration;
+  let stopSqliteThread: typeof import("@/lib/database/sqlite-thread").stopSqliteThread;
+
+  beforeAll(async () => {
+    app = await startApp();
+    // Imported once the app's environment is set on this process (startApp).
+    ({ prisma } = await import("@/lib/db"));
+    ({ submitGeneration } = await import("@/lib/generations/submit"));
+    ({ stopSqliteThread } = await import("@/lib/database/sqlite-thread"));
+  });
+  afterAll(() => app?.close());
+
+  const submit = (prompt: string, viewer: { id: string; signedIn: boolean }) =>
+    submitGeneration({ body: { model: "alpha-2.5-text-to-video-480p", input: { prompt } }, visitor: "sqlite-thread-death", viewer });
+
   test("the next submit opens another connection and is stored and sent as usual", async () => {
     const marker = uniqueMarker("thread-death");
     const viewer = { id: `owner-${marker}`, signedIn: false };

@@ -65,12 +65,16 @@ export function startSimulator(env: Record<string, string>): Promise<{ url: stri
   return startServerProcess("simulator/main.ts", "simulator", { ...TEST_SIMULATOR_ENV, ...env });
 }
 
+/** Preloaded into every server the tests start as a process: it stops itself once the test process is gone. */
+const EXIT_WITH_PARENT = path.join(import.meta.dirname, "exit-with-parent.cjs");
+
 /**
  * Starts a simulator script as one process (not npx → tsx → node, so that
  * killing it stops the server) and resolves with the URL it prints on "listening on …".
+ * It also stops itself if this process ends without stopping it (exit-with-parent.cjs).
  */
 export function startServerProcess(script: string, name: string, env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ["--import", "tsx", script], {
+  const child = spawn(process.execPath, ["--require", EXIT_WITH_PARENT, "--import", "tsx", script], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });

@@ -15,6 +15,8 @@ export type NextServer = {
 };
 
 const NEXT_BIN = path.join(process.cwd(), "node_modules", "next", "dist", "bin", "next");
+/** Stops the server if this process ends without stopping it (a file whose afterAll never ran): see exit-with-parent.cjs. */
+const EXIT_WITH_PARENT = path.join(import.meta.dirname, "exit-with-parent.cjs");
 
 /**
  * Starts `next start` on `port` with process.env plus `env`, and resolves once
@@ -27,7 +29,7 @@ export async function startNextServer({ port, env = {} }: { port: number; env?: 
   const distDir = await ensureTestBuild(merged.DATABASE_URL!);
   // Idle connections outlive the test client's (undici keeps them 4 s): on a loaded machine, a server closing
   // at Node's 5 s races the client's next request on that socket ("other side closed").
-  const child = spawn(process.execPath, [NEXT_BIN, "start", "-p", String(port), "-H", "127.0.0.1", "--keepAliveTimeout", "65000"], {
+  const child = spawn(process.execPath, ["--require", EXIT_WITH_PARENT, NEXT_BIN, "start", "-p", String(port), "-H", "127.0.0.1", "--keepAliveTimeout", "65000"], {
     env: { ...merged, NODE_ENV: "production", NEXT_DIST_DIR: distDir, NEXT_TELEMETRY_DISABLED: "1", PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
   });
