@@ -12,6 +12,7 @@
 // copied as they are: no decoder or encoder exists in this thread (Node has no
 // WebCodecs), so a file that would need one is refused, never transcoded.
 import fs from "node:fs";
+import os from "node:os";
 import { parentPort } from "node:worker_threads";
 import {
   CustomSource,
@@ -190,10 +191,30 @@ export async function remux({ input: file, output: target, format, maxInputBytes
 
 const OPS = { probe, remux };
 
+/** The nice value of this thread: below the thread that answers requests. */
+export const WORKER_NICE = 10;
+
+/**
+ * Lowers this thread's CPU priority (Linux keeps a nice value per thread;
+ * /proc/thread-self names this one), so that on a busy machine the app's
+ * callbacks and pages are served before a file is read through. Elsewhere,
+ * or if refused, the thread keeps the process's priority. Returns the
+ * thread's id, or null.
+ */
+function lowerThreadPriority() {
+  try {
+    const tid = Number(fs.readlinkSync("/proc/thread-self").split("/").pop());
+    os.setPriority(tid, Math.max(os.getPriority(tid), WORKER_NICE));
+    return tid;
+  } catch {
+    return null;
+  }
+}
+
 // Imported outside a worker (the benchmark, to show what the same work does to
 // the thread it runs on), the module only exports probe and remux. In a
 // worker, it says when it has loaded (mediabunny's import is most of a start).
-parentPort?.postMessage({ ready: true });
+parentPort?.postMessage({ ready: true, tid: parentPort ? lowerThreadPriority() : null });
 
 parentPort?.on("message", async (task) => {
   try {

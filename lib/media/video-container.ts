@@ -1,6 +1,7 @@
 // An uploaded video's container, read and rewritten without FFmpeg: mediabunny
 // (pure JavaScript, from npm) runs on worker threads
-// (video-container-worker.mjs), never on the thread that answers requests.
+// (video-container-worker.mjs), never on the thread that answers requests,
+// and below its CPU priority (each worker thread at nice 10, on Linux).
 // Each call takes a slot of the instance's media pool (mediaPool(): callers
 // must not wrap it in another), and is bounded in time (past it the worker is
 // terminated and the call throws the pool's busy error, which says nothing
@@ -170,11 +171,16 @@ export async function closeVideoContainerWorkers(): Promise<void> {
 /** Workers alive now, idle and busy, for tests and the doctor. */
 export const videoContainerWorkerCount = () => ({ idle: idle.length, busy: busy.size });
 
+/** The idle workers' thread ids (Linux; null where unknown), for tests: each has lowered its own priority. */
+export const idleWorkerThreadIds = () => idle.map((worker) => threadIds.get(worker) ?? null);
+
 type Task = { op: "probe"; file: string; format: VideoFormat; maxInputBytes: number } | { op: "remux"; input: string; output: string; format: VideoFormat; maxInputBytes: number };
 type Answer = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: { reason: ContainerRefusal["reason"]; message: string } };
 
 const idle: Worker[] = [];
 const busy = new Set<Worker>();
+/** Each worker's thread id, from its first message (video-container-worker.mjs lowers that thread's priority). */
+const threadIds = new WeakMap<Worker, number | null>();
 let nextId = 1;
 
 function startWorker(): Worker {
@@ -185,6 +191,7 @@ function startWorker(): Worker {
     resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
   });
   worker.on("error", () => undefined);
+  worker.once("message", (ready: { tid?: number | null }) => threadIds.set(worker, ready.tid ?? null));
   return worker;
 }
 

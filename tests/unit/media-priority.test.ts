@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { stopToolHost, toolHostPid } from "@/lib/media/tool-host";
+import { closeVideoContainerWorkers, idleWorkerThreadIds, warmVideoContainerWorker } from "@/lib/media/video-container";
 import { extractFrame, extractStill } from "@/lib/media/toolchain";
 import { clip, hasFfmpeg } from "../support/media-fixtures";
 
@@ -88,5 +89,21 @@ describe.skipIf(!hasFfmpeg || !linux)("the priority of FFmpeg's runs", () => {
     fs.writeFileSync(log, "");
     expect(await extractFrame({ file: path.join(dir, "clip.mp4"), which: "last", output: path.join(dir, "last.png") })).toBe(true);
     expect(runs()).toEqual([`ffprobe ${ownNice()} app`, `ffmpeg ${ownNice()} app`]);
+  });
+});
+
+describe.skipIf(!linux)("the priority of the threads that read uploaded videos", () => {
+  afterAll(() => closeVideoContainerWorkers());
+
+  // Field 19 of /proc/self/task/<tid>/stat is that thread's nice value.
+  const threadNice = (tid: number) => Number(fs.readFileSync(`/proc/self/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ")[16]);
+
+  test("a container worker thread runs at nice 10; the thread that answers requests keeps its own", async () => {
+    const own = os.getPriority();
+    await warmVideoContainerWorker();
+    const [tid] = idleWorkerThreadIds();
+    expect(tid).toEqual(expect.any(Number));
+    expect(threadNice(tid!)).toBe(Math.max(own, 10));
+    expect(os.getPriority()).toBe(own);
   });
 });
