@@ -117,6 +117,10 @@ export async function startStack({ workDir, engine, appPort, simulatorPort }: { 
         SUBMIT_RATE_LIMIT: "0",
         // Benchmark 1 uploads a clip back to back beside its load, all from 127.0.0.1 (30 a minute by default).
         UPLOAD_RATE_LIMIT: "0",
+        // …thousands of them (benchmark 7's rounds), never used by a submission: past the per-address and
+        // instance-wide bounds on unused uploads (1.5 and 10 GB by default), each would be a quick 413.
+        UPLOAD_ADDRESS_QUOTA_BYTES: "0",
+        UPLOAD_UNUSED_TOTAL_BYTES: "0",
         // Each benchmark's owner submits hundreds of generations: a welcome grant that covers them
         // (the holds are still taken and settled, as in production).
         CREDITS_WELCOME_GRANT: "1000000000",

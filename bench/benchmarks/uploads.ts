@@ -143,7 +143,8 @@ export async function postUpload(
     });
     // A refused body (413) is answered, then the connection closed while the rest is still being sent:
     // the write fails (EPIPE, ECONNRESET) around the answer. The answer, if it came, is the outcome.
-    request.once("error", (error) => setTimeout(() => (status === undefined ? reject(error) : resolve(status)), 1000));
+    // Either may come more than once (EPIPE, then ECONNRESET): every one is handled.
+    request.on("error", (error) => setTimeout(() => (status === undefined ? reject(error) : resolve(status)), 1000));
     Readable.from(fs.createReadStream(file)).pipe(request);
   });
 }
