@@ -22,7 +22,7 @@ export type ToolRun = { stdout: Buffer | null; error: { code?: string | number; 
 
 export type ToolRequest = { command: string; args: string[]; timeoutMs: number; maxBytes: number };
 
-export const HOST_NICE = 10;
+const HOST_NICE = 10;
 
 /** Past the run's own time limit, how long the app waits for the host's answer before it gives up on the host. */
 const ANSWER_GRACE_MS = 5_000;

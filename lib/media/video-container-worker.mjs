@@ -192,7 +192,7 @@ export async function remux({ input: file, output: target, format, maxInputBytes
 const OPS = { probe, remux };
 
 /** The nice value of this thread: below the thread that answers requests. */
-export const WORKER_NICE = 10;
+const WORKER_NICE = 10;
 
 /**
  * Lowers this thread's CPU priority (Linux keeps a nice value per thread;
