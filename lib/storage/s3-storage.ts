@@ -4,6 +4,7 @@
 // through a short-lived presigned URL or a configured public base URL, and
 // post uploads to it under a presigned policy.
 import "server-only";
+import fs from "node:fs";
 import type { Readable } from "node:stream";
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
@@ -41,7 +42,7 @@ export function createS3Storage(options: S3StorageOptions): MediaStorage {
     responseChecksumValidation: "WHEN_REQUIRED",
   });
 
-  return {
+  const storage: MediaStorage = {
     kind: "s3",
 
     async put({ key, body, contentType }) {
@@ -61,6 +62,10 @@ export function createS3Storage(options: S3StorageOptions): MediaStorage {
         }),
       );
       await Promise.race([upload.done(), failed]);
+    },
+
+    async putFile({ key, file, contentType }) {
+      await storage.put({ key, body: fs.createReadStream(file), contentType });
     },
 
     async get({ key, range }) {
@@ -91,4 +96,5 @@ export function createS3Storage(options: S3StorageOptions): MediaStorage {
       return createPresignedPost(client, { Bucket: bucket, Key: key, Conditions: [["content-length-range", 1, maxBytes]], Expires: expiresSeconds });
     },
   };
+  return storage;
 }

@@ -15,6 +15,12 @@ export interface MediaStorage {
    * Writing the same key again replaces the object: a retried copy never doubles.
    */
   put(args: { key: string; body: Readable; contentType: string }): Promise<void>;
+  /**
+   * Stores the whole of a local `file` at `key`, as put does (an upload,
+   * checked and rewritten in a temporary file). A backend that can copy it
+   * without reading it into the process (the local disk) does so.
+   */
+  putFile(args: { key: string; file: string; contentType: string }): Promise<void>;
   /** The object's bytes (or a range of them), or null if there is no such object. */
   get(args: { key: string; range?: ByteRange }): Promise<{ body: Readable; size: number } | null>;
   /** A URL the browser can fetch the object from directly, or null when the app serves it (get). */

@@ -5,7 +5,7 @@
 // oversize object does reach the bucket here: finalize's own check refuses it
 // and deletes it, as it would anything a lax S3-compatible service let through.
 // The form's own path (a browser posting to the bucket) runs in Chromium.
-import { createHmac } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import fs from "node:fs";
 import { chromium } from "@playwright/test";
 import { afterAll, describe, expect, test } from "vitest";
@@ -77,6 +77,7 @@ describe("finalize", () => {
     expect(keys).not.toContain(`uploads/incoming/${start.id}`);
     const stored = Buffer.from(await (await fetch(`${bucket.url}/uploads/${start.id}`)).arrayBuffer());
     expect(stored.length).toBe(row.size);
+    expect(createHash("sha256").update(stored).digest("hex")).toBe(row.sha256);
     expect(stored.includes("FRAMEHOOK-GPS")).toBe(false);
 
     // Finalizing again answers the same upload; another visitor's ticket is a 404.

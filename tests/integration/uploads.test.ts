@@ -4,6 +4,7 @@
 // leave nothing behind, a kept file loses its metadata and is served only to
 // its owner, never as a document; the quota holds. Bodies over a field's limit
 // are refused unread, over raw sockets (upload-bodies.test.ts).
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -78,6 +79,7 @@ describe("a kept upload", () => {
     expect(served.headers.get("content-disposition")).toBe(`inline; filename="${body.id}.jpeg"`);
     const bytes = Buffer.from(await served.arrayBuffer());
     expect(bytes.length).toBe(row.size);
+    expect(createHash("sha256").update(bytes).digest("hex")).toBe(row.sha256);
     expect(bytes.includes("FRAMEHOOK-GPS")).toBe(false);
     expect(fs.readFileSync(path.join(MEDIA_DIR, "uploads", body.id!)).includes("FRAMEHOOK-GPS")).toBe(false);
 
@@ -94,6 +96,10 @@ describe("a kept upload", () => {
     expect(status).toBe(201);
     expect(body).toMatchObject({ format: "mp4", contentType: "video/mp4", width: 640, height: 360, fps: 24, codec: "h264" });
     expect(body.durationSeconds).toBeCloseTo(2, 1);
+    // What is stored is the whole rewritten file, the one its hash names.
+    const stored = fs.readFileSync(path.join(MEDIA_DIR, "uploads", body.id!));
+    expect(stored.length).toBe(body.size);
+    expect(createHash("sha256").update(stored).digest("hex")).toBe(body.sha256);
   });
 
   test("the quota: past UPLOAD_QUOTA_BYTES an owner's next file is refused; another owner is unaffected", async () => {
