@@ -12,8 +12,7 @@ import "server-only";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Readable, Transform } from "node:stream";
-import { pipeline } from "node:stream/promises";
+import { Readable } from "node:stream";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { FORMAT_CONTENT_TYPE, isVideoFormat } from "@/lib/models/media-limits";
@@ -45,10 +44,8 @@ export async function storeStill({ storage, key }: { storage: MediaStorage; key:
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), "framehook-still-"));
   let contentType: string | null = null;
   try {
-    const object = await storage.get({ key });
-    if (!object) return { key: null, outcome: "none", contentType };
     const file = path.join(dir, "video");
-    await pipeline(object.body, capped(env.MEDIA_MAX_BYTES), fs.createWriteStream(file));
+    if (!(await storage.getFile({ key, file, maxBytes: env.MEDIA_MAX_BYTES }))) return { key: null, outcome: "none", contentType };
     const sniffed = sniffFormat(await readHead(file));
     if ("refused" in sniffed || !isVideoFormat(sniffed.format)) return { key: null, outcome: "none", contentType: OPAQUE_CONTENT_TYPE };
     contentType = FORMAT_CONTENT_TYPE[sniffed.format];
@@ -137,12 +134,3 @@ export async function backfillAllStills({ storage }: { storage: MediaStorage }):
   }
 }
 
-function capped(maxBytes: number): Transform {
-  let bytes = 0;
-  return new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      bytes += chunk.length;
-      done(bytes > maxBytes ? new Error(`the stored object is larger than ${maxBytes} bytes`) : null, chunk);
-    },
-  });
-}

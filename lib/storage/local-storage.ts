@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
-import type { MediaStorage } from "./storage";
+import { overLimit, type MediaStorage } from "./storage";
 
 const PARTIAL_DIR = ".partial";
 /** A partial file older than this belongs to a copy that died with its process. */
@@ -30,6 +30,22 @@ export function createLocalStorage({ root }: { root: string }): MediaStorage {
     async putFile({ key, file }) {
       // The kernel copies it (copy_file_range, or a reflink): no byte passes through the process.
       await writeInPlace(fileOf(key), (partial) => fs.promises.copyFile(file, partial, fs.constants.COPYFILE_EXCL));
+    },
+
+    async getFile({ key, file, maxBytes }) {
+      const stored = fileOf(key);
+      try {
+        await fs.promises.copyFile(stored, file, fs.constants.COPYFILE_EXCL);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT" && !fs.existsSync(stored)) return false;
+        throw error;
+      }
+      // Checked on the copy itself: the object may have been replaced meanwhile.
+      if ((await fs.promises.stat(file)).size > maxBytes) {
+        await fs.promises.rm(file, { force: true });
+        throw overLimit(maxBytes);
+      }
+      return true;
     },
 
     async get({ key, range }) {

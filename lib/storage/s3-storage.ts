@@ -10,7 +10,7 @@ import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } fr
 import { Upload } from "@aws-sdk/lib-storage";
 import { createPresignedPost } from "@aws-sdk/s3-presigned-post";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
-import type { MediaStorage } from "./storage";
+import { writeCapped, type MediaStorage } from "./storage";
 
 /** S3's minimum part size; with two parts in flight a copy holds about 10 MB at most. */
 export const S3_PART_SIZE = 5 * 1024 * 1024;
@@ -66,6 +66,13 @@ export function createS3Storage(options: S3StorageOptions): MediaStorage {
 
     async putFile({ key, file, contentType }) {
       await storage.put({ key, body: fs.createReadStream(file), contentType });
+    },
+
+    async getFile({ key, file, maxBytes }) {
+      const object = await storage.get({ key });
+      if (!object) return false;
+      await writeCapped({ body: object.body, file, maxBytes });
+      return true;
     },
 
     async get({ key, range }) {

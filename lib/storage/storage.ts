@@ -2,7 +2,9 @@
 // backend (local-storage.ts, s3-storage.ts), chosen once from the environment
 // (MEDIA_STORAGE). Callers never import a backend directly.
 import "server-only";
-import type { Readable } from "node:stream";
+import fs from "node:fs";
+import { Transform, type Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { env } from "@/lib/env";
 
 export type ByteRange = { start: number; end: number };
@@ -21,6 +23,12 @@ export interface MediaStorage {
    * without reading it into the process (the local disk) does so.
    */
   putFile(args: { key: string; file: string; contentType: string }): Promise<void>;
+  /**
+   * Writes the whole object at `key` to the local `file` (a decoder's input),
+   * as getFile's counterpart to putFile: false when there is no such object;
+   * throws, leaving no file, when it is over `maxBytes`.
+   */
+  getFile(args: { key: string; file: string; maxBytes: number }): Promise<boolean>;
   /** The object's bytes (or a range of them), or null if there is no such object. */
   get(args: { key: string; range?: ByteRange }): Promise<{ body: Readable; size: number } | null>;
   /** A URL the browser can fetch the object from directly, or null when the app serves it (get). */
@@ -34,6 +42,25 @@ export interface MediaStorage {
 }
 
 export type PresignedPost = { url: string; fields: Record<string, string> };
+
+/** Streams `body` to a new local `file`, cut (and the file removed) past `maxBytes`: getFile for a backend whose objects are not local files. */
+export async function writeCapped({ body, file, maxBytes }: { body: Readable; file: string; maxBytes: number }): Promise<void> {
+  let bytes = 0;
+  const cap = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      bytes += chunk.length;
+      done(bytes > maxBytes ? overLimit(maxBytes) : null, chunk);
+    },
+  });
+  try {
+    await pipeline(body, cap, fs.createWriteStream(file, { flags: "wx" }));
+  } catch (error) {
+    await fs.promises.rm(file, { force: true });
+    throw error;
+  }
+}
+
+export const overLimit = (maxBytes: number) => new Error(`the stored object is larger than ${maxBytes} bytes`);
 
 let chosen: Promise<MediaStorage | null> | undefined;
 

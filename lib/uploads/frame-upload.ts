@@ -7,8 +7,6 @@ import "server-only";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Transform } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
@@ -57,9 +55,10 @@ export async function uploadFromResult({
   if (take !== "video" && copy.contentType === OPAQUE_CONTENT_TYPE) {
     throw new AppError("invalid_input", "This result is stored as a file, not as an MP4, QuickTime or WebM video: no frame can be taken from it.");
   }
-  const object = await storage.get({ key: copy.storageKey });
-  if (!object) throw new AppError("not_found", "The stored video is missing.");
+  const missing = () => new AppError("not_found", "The stored video is missing.");
   if (take === "video") {
+    const object = await storage.get({ key: copy.storageKey });
+    if (!object) throw missing();
     // The copy itself, through the same checks (limits of the model field, remux).
     const upload = await receiveUpload({ ownerId, modelId: model, fieldName: field, body: object.body, declaredBytes: object.size }).finally(() => object.body.destroy());
     return { upload, model, field };
@@ -67,14 +66,7 @@ export async function uploadFromResult({
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), "framehook-frame-"));
   try {
     const video = path.join(dir, "video");
-    let size = 0;
-    const capped = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        size += chunk.length;
-        done(size > env.MEDIA_MAX_BYTES ? new Error("stored video over MEDIA_MAX_BYTES") : null, chunk);
-      },
-    });
-    await pipeline(object.body, capped, fs.createWriteStream(video));
+    if (!(await storage.getFile({ key: copy.storageKey, file: video, maxBytes: env.MEDIA_MAX_BYTES }))) throw missing();
     const frame = path.join(dir, "frame.png");
     const which = take === "first-frame" ? "first" : "last";
     const extracted = await extractFrame({ file: video, which, output: frame }).catch((error: unknown) => {
