@@ -15,25 +15,28 @@ export const toolchainMissing = () =>
 
 /** How long an answer is kept: installing FFmpeg shows within a minute, without a restart. */
 const CHECK_TTL_MS = 60_000;
-let cached: { at: number; answer: Promise<boolean> } | null = null;
+let known: { at: number; can: boolean } | null = null;
+let checking: Promise<boolean> | null = null;
 
 /**
- * True when frames can be taken here: `ffmpeg -version` runs, once per
- * process per minute, outside the media pool (a page never waits behind
- * uploads for it). A check that could not finish (timed out) is not kept and
- * counts as yes: the request itself will say what is wrong.
+ * True when frames can be taken here: `ffmpeg -version` runs in the tool host
+ * (a fork of the app would block its thread for as long as its memory takes
+ * to copy), at most once at a time, outside the media pool (a page never
+ * waits behind uploads for it). Once known, the answer is served at once and
+ * checked again in the background after a minute. A check that could not
+ * finish (timed out) is not kept and counts as yes: the request itself will
+ * say what is wrong.
  */
 export function canExtractFrames(): Promise<boolean> {
-  if (cached && Date.now() - cached.at < CHECK_TTL_MS) return cached.answer;
-  const answer = toolchainVersion().then(
-    (version) => version !== null,
-    () => {
-      cached = null;
-      return true;
-    },
-  );
-  cached = { at: Date.now(), answer };
-  return answer;
+  if (!checking && (!known || Date.now() - known.at >= CHECK_TTL_MS)) {
+    checking = toolchainVersion()
+      .then(
+        (version) => (known = { at: Date.now(), can: version !== null }).can,
+        () => known?.can ?? true,
+      )
+      .finally(() => (checking = null));
+  }
+  return known ? Promise.resolve(known.can) : checking!;
 }
 
 /** Why the server does not take frames here (the browser does), or null when it does. */

@@ -238,11 +238,12 @@ export async function ffmpegRewrite({ input, output, format, maxPixels, timeoutM
 /**
  * Whether the toolchain is installed, and which version (for the doctor and
  * the pages that offer frame actions). Outside the media pool: it reads no
- * file, and a page must not wait behind uploads to learn it.
+ * file, and a page must not wait behind uploads to learn it. Started by the
+ * tool host, as stills' runs are: never a fork of the app.
  */
 export async function toolchainVersion(): Promise<string | null> {
   try {
-    const out = await spawnTool("ffmpeg", ["-version"], { timeoutMs: 5_000, maxBytes: 64 * 1024 });
+    const out = await spawnTool("ffmpeg", ["-version"], { timeoutMs: 5_000, maxBytes: 64 * 1024, priority: "background" });
     return out?.toString("utf8").split("\n")[0] ?? null;
   } catch (error) {
     if (error instanceof ToolchainMissingError) return null;

@@ -13,7 +13,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { stopToolHost, toolHostPid } from "@/lib/media/tool-host";
 import { closeVideoContainerWorkers, idleWorkerThreadIds, warmVideoContainerWorker } from "@/lib/media/video-container";
-import { extractFrame, extractStill } from "@/lib/media/toolchain";
+import { extractFrame, extractStill, toolchainVersion } from "@/lib/media/toolchain";
 import { clip, hasFfmpeg } from "../support/media-fixtures";
 
 const linux = process.platform === "linux";
@@ -83,6 +83,12 @@ describe.skipIf(!hasFfmpeg || !linux)("the priority of FFmpeg's runs", () => {
     expect(still?.contentType).toBe("image/jpeg");
     expect(toolHostPid()).not.toBe(first);
     expect(runs()).toEqual([`ffprobe ${Math.max(ownNice(), 10)} host`, `ffmpeg ${Math.max(ownNice(), 10)} host`]);
+  });
+
+  test("the check a page makes (ffmpeg -version, is FFmpeg here?) is started by the tool host too, never forked from the app", async () => {
+    fs.writeFileSync(log, "");
+    expect(await toolchainVersion()).toMatch(/^ffmpeg version/);
+    expect(runs()).toEqual([`ffmpeg ${Math.max(ownNice(), 10)} host`]);
   });
 
   test("a frame a person asked for: at the app's own priority", async () => {

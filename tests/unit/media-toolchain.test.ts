@@ -6,9 +6,11 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { env } from "@/lib/env";
+import { canExtractFrames } from "@/lib/media/frame-support";
 import { mediaPool } from "@/lib/media/media-pool";
+import { stopToolHost } from "@/lib/media/tool-host";
 import { extractFrame, extractStill, probeMedia, ffprobeVideo, ffmpegRewrite, toolchainVersion } from "@/lib/media/toolchain";
 import { hasFfmpeg } from "../support/media-fixtures";
 
@@ -121,6 +123,28 @@ describe.skipIf(!hasFfmpeg)("toolchainVersion", () => {
     } finally {
       releases.forEach((release) => release());
       await Promise.all(held);
+    }
+  });
+});
+
+describe.skipIf(!hasFfmpeg)("canExtractFrames", () => {
+  test("answers from what it knows at once, and checks again in the background a minute later: FFmpeg removed shows without a restart", async () => {
+    const originalPath = process.env.PATH;
+    const started = Date.now();
+    vi.useFakeTimers({ toFake: ["Date"], now: started });
+    try {
+      expect(await canExtractFrames()).toBe(true);
+      process.env.PATH = fs.mkdtempSync(path.join(os.tmpdir(), "fh-no-ffmpeg-"));
+      // Within the minute: what it knew, with no new check.
+      expect(await canExtractFrames()).toBe(true);
+      vi.setSystemTime(started + 61_000);
+      // Past it: still the last answer at once, while the check runs; then the new one.
+      expect(await canExtractFrames()).toBe(true);
+      await expect.poll(() => canExtractFrames()).toBe(false);
+    } finally {
+      process.env.PATH = originalPath;
+      vi.useRealTimers();
+      await stopToolHost();
     }
   });
 });
