@@ -25,8 +25,9 @@ export interface MediaStorage {
   putFile(args: { key: string; file: string; contentType: string }): Promise<void>;
   /**
    * Writes the whole object at `key` to the local `file` (a decoder's input),
-   * as getFile's counterpart to putFile: false when there is no such object;
-   * throws, leaving no file, when it is over `maxBytes`.
+   * putFile the other way: false when there is no such object; throws,
+   * leaving no file, when it is over `maxBytes`. The local disk copies it
+   * without reading it into the process.
    */
   getFile(args: { key: string; file: string; maxBytes: number }): Promise<boolean>;
   /** The object's bytes (or a range of them), or null if there is no such object. */

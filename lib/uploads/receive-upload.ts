@@ -239,8 +239,8 @@ const HASH_CHUNK_BYTES = 1024 * 1024;
 
 /**
  * The file's SHA-256, read through one reused buffer: a stream would leave a
- * fresh chunk per 64 KiB for the garbage collector, and V8 lets tens of MB
- * of such external memory pile up before it collects (the RSS of a 96 MB upload).
+ * fresh 64 KiB chunk per read for the garbage collector, on the thread that
+ * answers requests.
  */
 async function hashFile(file: string): Promise<string> {
   const hash = createHash("sha256");
