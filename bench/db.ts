@@ -164,6 +164,27 @@ export async function tallyOutcomes(db: BenchDb, ids: string[]) {
   };
 }
 
+/**
+ * Makes the stills that stored copies still lack (left untried while the
+ * media pool was busy, e.g. beside uploads) by asking the app for each, as a
+ * gallery card would, waiting out its Retry-After; resolves with how many are
+ * left when none are, or at the deadline. Until then a tab that opens would
+ * rightly make one and every open tab would hear of the change.
+ */
+export async function waitForStillsSettled(db: BenchDb, { appUrl, cookie }: { appUrl: string; cookie: string }, timeoutMs = 120_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const untried = await db.mediaCopy.findMany({ where: { state: "DONE", stillKey: null, stillCheckedAt: null }, select: { id: true } });
+    if (untried.length === 0 || Date.now() > deadline) return untried.length;
+    let wait = 500;
+    for (const { id } of untried) {
+      const response = await fetch(`${appUrl}/api/media/${id}/still`, { method: "HEAD", headers: { Cookie: cookie } });
+      if (response.status === 503) wait = Math.max(wait, Number(response.headers.get("retry-after") ?? 1) * 1000);
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(wait, Math.max(0, deadline - Date.now()))));
+  }
+}
+
 /** Waits (up to timeoutMs) until the app's media copy jobs are settled, so that the bench's own writes do not queue behind them. */
 export async function waitForCopiesSettled(db: BenchDb, timeoutMs = 60_000): Promise<number> {
   const deadline = Date.now() + timeoutMs;

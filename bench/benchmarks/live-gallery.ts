@@ -18,7 +18,7 @@ import { uniqueMarker } from "../../tests/support/simulator-control";
 import { SseReader } from "../../tests/support/sse-reader";
 import { freePort } from "../../scripts/free-port";
 import type { Section } from "../report";
-import { benchViewerCookie, waitForCopiesSettled, type BenchDb } from "../db";
+import { benchViewerCookie, waitForCopiesSettled, waitForStillsSettled, type BenchDb } from "../db";
 import type { Stack } from "../stack";
 import { median } from "../stats";
 import { describeCodes } from "./callback-receiver";
@@ -114,9 +114,12 @@ export async function benchLiveGallery(stack: Stack, db: BenchDb): Promise<Secti
     if (process.env.BENCH_LIVE_LATENCY_ONLY === "1") return report({ latency, floor, uploads });
     // The latency figures stand even if the tabs cannot all be opened on a machine this busy.
     try {
-      // Idle means nothing changes: the copies of the videos just made finish first, or
-      // their cards would rightly switch to the stored file and load it while being counted.
+      // Idle means nothing changes: the copies of the videos just made finish first, and the
+      // stills left for later (busy beside uploads) are made, or their cards would rightly
+      // switch to the stored file or the still, and every tab hear of it, while being counted.
       await waitForCopiesSettled(db);
+      const stillsLeft = await waitForStillsSettled(db, { appUrl: stack.appUrl, cookie: benchViewerCookie(stack.webhookSecret) });
+      if (stillsLeft > 0) console.log(`[bench] live gallery: ${stillsLeft} stills still untried before the idle tabs`);
       const idle = await measureIdleTabs(stack, browser);
       const memory = await measureStreamMemory(stack);
       return report({ latency, floor, uploads, idle, memory });
