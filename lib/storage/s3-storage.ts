@@ -5,12 +5,13 @@
 // post uploads to it under a presigned policy.
 import "server-only";
 import fs from "node:fs";
-import type { Readable } from "node:stream";
+import { Transform, type Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import { createPresignedPost } from "@aws-sdk/s3-presigned-post";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
-import { writeCapped, type MediaStorage } from "./storage";
+import { overLimit, type MediaStorage } from "./storage";
 
 /** S3's minimum part size; with two parts in flight a copy holds about 10 MB at most. */
 export const S3_PART_SIZE = 5 * 1024 * 1024;
@@ -104,4 +105,21 @@ export function createS3Storage(options: S3StorageOptions): MediaStorage {
     },
   };
   return storage;
+}
+
+/** Streams `body` to a new local `file`, cut (and the file removed) past `maxBytes`. */
+async function writeCapped({ body, file, maxBytes }: { body: Readable; file: string; maxBytes: number }): Promise<void> {
+  let bytes = 0;
+  const cap = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      bytes += chunk.length;
+      done(bytes > maxBytes ? overLimit(maxBytes) : null, chunk);
+    },
+  });
+  try {
+    await pipeline(body, cap, fs.createWriteStream(file, { flags: "wx" }));
+  } catch (error) {
+    await fs.promises.rm(file, { force: true });
+    throw error;
+  }
 }

@@ -2,9 +2,7 @@
 // backend (local-storage.ts, s3-storage.ts), chosen once from the environment
 // (MEDIA_STORAGE). Callers never import a backend directly.
 import "server-only";
-import fs from "node:fs";
-import { Transform, type Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
+import type { Readable } from "node:stream";
 import { env } from "@/lib/env";
 
 export type ByteRange = { start: number; end: number };
@@ -43,23 +41,6 @@ export interface MediaStorage {
 }
 
 export type PresignedPost = { url: string; fields: Record<string, string> };
-
-/** Streams `body` to a new local `file`, cut (and the file removed) past `maxBytes`: getFile for a backend whose objects are not local files. */
-export async function writeCapped({ body, file, maxBytes }: { body: Readable; file: string; maxBytes: number }): Promise<void> {
-  let bytes = 0;
-  const cap = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      bytes += chunk.length;
-      done(bytes > maxBytes ? overLimit(maxBytes) : null, chunk);
-    },
-  });
-  try {
-    await pipeline(body, cap, fs.createWriteStream(file, { flags: "wx" }));
-  } catch (error) {
-    await fs.promises.rm(file, { force: true });
-    throw error;
-  }
-}
 
 export const overLimit = (maxBytes: number) => new Error(`the stored object is larger than ${maxBytes} bytes`);
 
