@@ -10,7 +10,7 @@ import "server-only";
 import type { Transaction } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import type { Prisma } from "@/lib/generated/prisma/client";
+import { Prisma } from "@/lib/generated/prisma/client";
 import { formatBytes } from "@/lib/models/media-limits";
 import { hitRateLimit, visitorKey } from "@/lib/rate-limit";
 import type { Viewer } from "@/lib/viewer/get-viewer";
@@ -27,53 +27,63 @@ export type UploadClient = { key: string; anonymous: boolean };
 /** The client a request comes from, as the quotas count it. */
 export const uploadClientOf = (headers: Headers, viewer: Viewer): UploadClient => ({ key: visitorKey(headers), anonymous: !viewer.signedIn });
 
-/** One quota: the lock row that queues its uploads, the rows it sums, its limit, and what a refusal says. */
-type Quota = { lock: string; uploads: Prisma.UploadWhereInput; reservations: Prisma.UploadReservationWhereInput; limit: number; refuse: (held: number) => AppError };
+/** One quota: the lock row that queues its uploads, the uploads and reservations it sums (SQL conditions), its limit, and what a refusal says. */
+type Quota = { lock: string; uploads: Prisma.Sql; reservations: Prisma.Sql; limit: number; refuse: (held: number) => AppError };
 
 /** In the order their locks are taken (total, address, owner), so two uploads sharing quotas never wait for each other in a cycle. */
 function quotasFor({ ownerId, clientKey }: { ownerId: string; clientKey: string | null }): Quota[] {
   const quotas: Quota[] = [];
   if (env.UPLOAD_UNUSED_TOTAL_BYTES > 0) {
-    quotas.push({ lock: "total", uploads: { usedAt: null }, reservations: {}, limit: env.UPLOAD_UNUSED_TOTAL_BYTES, refuse: capacityError });
+    // Unused uploads, and every live reservation (an upload being received is not used yet).
+    quotas.push({ lock: "total", uploads: Prisma.sql`"usedAt" IS NULL`, reservations: Prisma.sql`TRUE`, limit: env.UPLOAD_UNUSED_TOTAL_BYTES, refuse: capacityError });
   }
   if (clientKey && env.UPLOAD_ADDRESS_QUOTA_BYTES > 0) {
-    quotas.push({ lock: `address:${clientKey}`, uploads: { clientKey }, reservations: { clientKey }, limit: env.UPLOAD_ADDRESS_QUOTA_BYTES, refuse: addressQuotaError });
+    const scope = Prisma.sql`"clientKey" = ${clientKey}`;
+    quotas.push({ lock: `address:${clientKey}`, uploads: scope, reservations: scope, limit: env.UPLOAD_ADDRESS_QUOTA_BYTES, refuse: addressQuotaError });
   }
-  quotas.push({ lock: `owner:${ownerId}`, uploads: { ownerId }, reservations: { ownerId }, limit: env.UPLOAD_QUOTA_BYTES, refuse: ownerQuotaError });
+  const scope = Prisma.sql`"ownerId" = ${ownerId}`;
+  quotas.push({ lock: `owner:${ownerId}`, uploads: scope, reservations: scope, limit: env.UPLOAD_QUOTA_BYTES, refuse: ownerQuotaError });
   return quotas;
 }
 
 /**
- * The check the upload store runs inside a reservation's transaction: each
- * quota's UploadLock row is written first (on PostgreSQL its row lock queues
- * the concurrent uploads of that scope, and each then sums what the previous
- * one committed; on SQLite the transaction holds the one write lock from the
- * first write on), then what the scope holds is summed. Throws the first
- * quota's refusal that `bytes` would pass; returns the bytes granted: `bytes`,
- * or for a body of unknown size the room left, up to `maxBytes`.
+ * The check the upload store runs inside a reservation's transaction, in two
+ * statements whatever the number of quotas: the first writes every quota's
+ * UploadLock row (on PostgreSQL their row locks queue the concurrent uploads
+ * of each scope; on SQLite the transaction holds the one write lock from the
+ * first write on), the second sums what each scope holds, seeing what the
+ * upload before it committed. Throws the first quota's refusal that `bytes`
+ * would pass; returns the bytes granted: `bytes`, or for a body of unknown
+ * size the room left, up to `maxBytes`.
  */
 export function uploadQuotaCheck({ ownerId, clientKey, now = Date.now() }: { ownerId: string; clientKey: string | null; now?: number }) {
   const quotas = quotasFor({ ownerId, clientKey });
   return async (tx: Transaction, { bytes, maxBytes }: { bytes: number | null; maxBytes: number }): Promise<number> => {
+    const at = new Date(now);
+    // One row each, inserted in the list's order: the order their row locks are taken.
+    await tx.$executeRaw`
+      INSERT INTO "UploadLock" ("scope", "lockedAt") VALUES ${Prisma.join(quotas.map((quota) => Prisma.sql`(${quota.lock}, ${at})`))}
+      ON CONFLICT ("scope") DO UPDATE SET "lockedAt" = excluded."lockedAt"`;
+    const held = await heldBy(tx, quotas, at);
     let room = maxBytes;
-    for (const quota of quotas) {
-      await tx.$executeRaw`
-        INSERT INTO "UploadLock" ("scope", "lockedAt") VALUES (${quota.lock}, ${new Date(now)})
-        ON CONFLICT ("scope") DO UPDATE SET "lockedAt" = excluded."lockedAt"`;
-      const held = await heldBy(tx, quota, now);
+    quotas.forEach((quota, i) => {
       // A body of unknown size needs at least a byte of room.
-      if (held + (bytes ?? 1) > quota.limit) throw quota.refuse(held);
-      room = Math.min(room, quota.limit - held);
-    }
+      if (held[i]! + (bytes ?? 1) > quota.limit) throw quota.refuse(held[i]!);
+      room = Math.min(room, quota.limit - held[i]!);
+    });
     return bytes ?? room;
   };
 }
 
-/** Bytes the scope's uploads take plus its live reservations. */
-async function heldBy(tx: Transaction, quota: Quota, now: number): Promise<number> {
-  const stored = await tx.upload.aggregate({ where: quota.uploads, _sum: { size: true } });
-  const reserved = await tx.uploadReservation.aggregate({ where: { AND: [quota.reservations, { expiresAt: { gt: new Date(now) } }] }, _sum: { bytes: true } });
-  return (stored._sum.size ?? 0) + (reserved._sum.bytes ?? 0);
+/** Bytes each quota's scope holds, in one statement: its uploads (for the total, the unused ones) plus its live reservations. */
+async function heldBy(tx: Transaction, quotas: Quota[], at: Date): Promise<number[]> {
+  const sums = quotas.map(
+    ({ uploads, reservations }, i) => Prisma.sql`
+      (SELECT COALESCE(SUM("size"), 0) FROM "Upload" WHERE ${uploads}) +
+      (SELECT COALESCE(SUM("bytes"), 0) FROM "UploadReservation" WHERE ${reservations} AND "expiresAt" > ${at}) AS ${Prisma.raw(`"q${i}"`)}`,
+  );
+  const [row] = await tx.$queryRaw<Record<string, bigint | number>[]>`SELECT ${Prisma.join(sums)}`;
+  return quotas.map((_, i) => Number(row?.[`q${i}`] ?? 0));
 }
 
 /** Counts an upload (or a presigned form) against its address's rate; throws 429 with Retry-After past it. */

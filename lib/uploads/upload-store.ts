@@ -50,16 +50,22 @@ export async function reserveUpload({
   now?: number;
 }): Promise<number> {
   const check = uploadQuotaCheck({ ownerId, clientKey, now });
+  const at = new Date(now);
+  const expiresAt = new Date(now + RESERVATION_MS);
   try {
     return await retryTransaction(
       () =>
         prisma.$transaction(async (tx) => {
           const granted = await check(tx, { bytes, maxBytes });
-          // One left by a process that died mid-upload no longer holds the id.
-          await tx.uploadReservation.deleteMany({ where: { id, expiresAt: { lte: new Date(now) } } });
-          await tx.uploadReservation.create({ data: { id, ownerId, clientKey, bytes: granted, expiresAt: new Date(now + RESERVATION_MS) } });
-          // After the claim, so that a receipt of this id that committed meanwhile is seen: it was recorded already.
-          if ((await tx.upload.count({ where: { id } })) > 0) throw new UploadInProgressError(`upload ${id} is recorded already`);
+          // The claim of the id: a reservation left by a process that died mid-upload (expired) is taken over; a live one is not.
+          const claimed = await tx.$executeRaw`
+            INSERT INTO "UploadReservation" ("id", "ownerId", "clientKey", "bytes", "expiresAt") VALUES (${id}, ${ownerId}, ${clientKey}, ${granted}, ${expiresAt})
+            ON CONFLICT ("id") DO UPDATE SET "ownerId" = excluded."ownerId", "clientKey" = excluded."clientKey", "bytes" = excluded."bytes", "expiresAt" = excluded."expiresAt"
+            WHERE "UploadReservation"."expiresAt" <= ${at}`;
+          if (claimed === 0) throw new UploadInProgressError(`upload ${id} is being received`);
+          // After the claim, in a statement of its own, so that a receipt of this id that committed meanwhile is seen: it was recorded already.
+          const [recorded] = await tx.$queryRaw<unknown[]>`SELECT 1 FROM "Upload" WHERE "id" = ${id}`;
+          if (recorded) throw new UploadInProgressError(`upload ${id} is recorded already`);
           return granted;
         }, TRANSACTION_OPTIONS),
       { waitMs: BUSY_WAIT_MS },
@@ -86,9 +92,11 @@ export async function recordUpload({ data, now = Date.now() }: { data: Prisma.Up
   return retryTransaction(
     () =>
       prisma.$transaction(async (tx) => {
-        const [reservation] = await tx.uploadReservation.findMany({ where: { id: data.id, expiresAt: { gt: new Date(now) } }, select: { bytes: true } });
-        await tx.uploadReservation.deleteMany({ where: { id: data.id } });
-        if (data.size > (reservation?.bytes ?? 0)) await check(tx, { bytes: data.size, maxBytes: data.size });
+        // The reservation is given up and read in one statement: what it held, if it is still live.
+        const [reservation] = await tx.$queryRaw<{ bytes: bigint | number }[]>`
+          DELETE FROM "UploadReservation" WHERE "id" = ${data.id}
+          RETURNING CASE WHEN "expiresAt" > ${new Date(now)} THEN "bytes" ELSE 0 END AS "bytes"`;
+        if (data.size > Number(reservation?.bytes ?? 0)) await check(tx, { bytes: data.size, maxBytes: data.size });
         return tx.upload.create({ data });
       }, TRANSACTION_OPTIONS),
     { waitMs: BUSY_WAIT_MS },
