@@ -11,6 +11,7 @@
 // path source, so nothing in a file can make it open another one. Packets are
 // copied as they are: no decoder or encoder exists in this thread (Node has no
 // WebCodecs), so a file that would need one is refused, never transcoded.
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import { parentPort } from "node:worker_threads";
@@ -133,6 +134,8 @@ export async function probe({ file, format, maxInputBytes }) {
  * to `output` in `format` by copying its packets: no metadata tags, no other
  * tracks, nothing past the last packet; MP4 and QuickTime get their index
  * first (space reserved from the packet count), for players that stream.
+ * Returns the output's size, packet counts and SHA-256 (hashed here, so that
+ * the thread that answers requests does not read the file through again).
  */
 export async function remux({ input: file, output: target, format, maxInputBytes }) {
   const { input, close } = await open(file, format, maxInputBytes);
@@ -180,13 +183,26 @@ export async function remux({ input: file, output: target, format, maxInputBytes
     );
     await output.finalize();
     const { size } = await fs.promises.stat(target);
-    return { bytes: size, videoPackets: counts[0], audioPackets: counts[1] ?? 0 };
+    return { bytes: size, videoPackets: counts[0], audioPackets: counts[1] ?? 0, sha256: await sha256Of(target) };
   } catch (error) {
     if (output && output.state !== "finalized" && output.state !== "canceled") await output.cancel().catch(() => undefined);
     throw error;
   } finally {
     await close();
   }
+}
+
+/** The file's SHA-256, read through one buffer of 1 MiB. */
+async function sha256Of(file) {
+  const hash = createHash("sha256");
+  const buffer = Buffer.allocUnsafe(1024 * 1024);
+  const handle = await fs.promises.open(file, "r");
+  try {
+    for (let read; (read = (await handle.read(buffer, 0, buffer.length, null)).bytesRead) > 0; ) hash.update(buffer.subarray(0, read));
+  } finally {
+    await handle.close();
+  }
+  return hash.digest("hex");
 }
 
 const OPS = { probe, remux };

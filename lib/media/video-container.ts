@@ -43,7 +43,7 @@ export type ContainerProbe = {
   audioCodec: string | null;
 };
 
-export type RemuxResult = { bytes: number; videoPackets: number; audioPackets: number };
+export type RemuxResult = { bytes: number; videoPackets: number; audioPackets: number; sha256: string };
 
 export type ContainerRefusal = {
   ok: false;

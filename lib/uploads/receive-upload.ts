@@ -129,9 +129,10 @@ export async function receiveUpload({
 
     // 4. Rewritten without metadata (EXIF GPS, text chunks, trailing bytes), then stored and recorded.
     const clean = path.join(dir, `clean.${format}`);
-    await rewrite(received, clean, format, refuse);
+    const rewritten = await rewrite(received, clean, format, refuse);
     const stat = await fs.promises.stat(clean);
-    const sha256 = await hashFile(clean);
+    // A clip's hash comes from the worker that wrote it; an image's is read here.
+    const sha256 = rewritten.sha256 ?? (await hashFile(clean));
     const storageKey = uploadStorageKey(id);
     const contentType = FORMAT_CONTENT_TYPE[format];
     await storage.putFile({ key: storageKey, file: clean, contentType });
@@ -223,15 +224,20 @@ async function videoFacts(file: string, format: VideoFormat, size: number, refus
   return checked.facts;
 }
 
-/** Writes the file anew to `output` with nothing but its pictures (and a clip's sound), or refuses it with the reason. */
-async function rewrite(input: string, output: string, format: MediaFormat, refuse: Refuse): Promise<void> {
+/**
+ * Writes the file anew to `output` with nothing but its pictures (and a
+ * clip's sound), or refuses it with the reason. A clip's SHA-256 comes back
+ * with it, hashed by the worker that wrote it.
+ */
+async function rewrite(input: string, output: string, format: MediaFormat, refuse: Refuse): Promise<{ sha256: string | null }> {
   if (isVideoFormat(format)) {
     const remuxed = await remuxVideoContainer({ input, output, format });
     if (!remuxed.ok) throw refuse("invalid_input", containerRefusalMessage(remuxed, format));
-    return;
+    return { sha256: remuxed.sha256 };
   }
   const reencoded = await reencodeImage({ input, output, format, maxPixels: MAX_DECODE_PIXELS });
   if (!reencoded.ok) throw refuse(reencoded.reason === "wrong_format" ? "unsupported_media_type" : "invalid_input", reencoded.message);
+  return { sha256: null };
 }
 
 /** The bytes hashed at a time, through one buffer. */

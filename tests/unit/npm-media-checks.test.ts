@@ -6,6 +6,7 @@
 // sharp; clips with FFmpeg where it is installed, else only the committed
 // simulator sample is read.
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -322,7 +323,10 @@ describe.skipIf(!hasFfmpeg)("clips, with mediabunny on a worker thread", () => {
     execFileSync("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", plain, "-c", "copy", "-metadata:s:v:0", "rotate=90", input]);
     expect(await probeVideoContainer({ file: input, format: "mp4" })).toMatchObject({ ok: true, width: 640, height: 360, rotation: 270 });
     const output = tmp("mp4");
-    expect(await remuxVideoContainer({ input, output, format: "mp4" })).toMatchObject({ ok: true, videoPackets: 24 });
+    const remuxed = await remuxVideoContainer({ input, output, format: "mp4" });
+    expect(remuxed).toMatchObject({ ok: true, videoPackets: 24 });
+    // The hash the worker returns is the written file's.
+    expect(remuxed.ok && remuxed.sha256).toBe(createHash("sha256").update(fs.readFileSync(output)).digest("hex"));
     expect(await probeVideoContainer({ file: output, format: "mp4" })).toMatchObject({ ok: true, rotation: 270 });
     expect(ffprobe(output).streams[0]?.side_data_list?.[0]?.rotation).toBe(90);
   });
