@@ -38,6 +38,8 @@ const IDLE_MS = 60_000;
 const MEMORY_STREAMS = 500;
 /** Push p95 with uploads checked beside, against the same app without them. */
 const UPLOADS_BESIDE_TARGET = 1.25;
+/** How long the idle tabs wait for copies to settle, retries due within it included. */
+const IDLE_SETTLE_MS = 5 * 60_000;
 const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"];
 
 // The time (same clock as the simulator's) at which each card's badge first reads "Ready".
@@ -120,7 +122,11 @@ export async function benchLiveGallery(stack: Stack, db: BenchDb): Promise<Secti
       // Idle means nothing changes: the copies of the videos just made finish first, and the
       // stills left for later (busy beside uploads) are made, or their cards would rightly
       // switch to the stored file or the still, and every tab hear of it, while being counted.
-      await waitForCopiesSettled(db);
+      // Retries included: a copy that failed under the rounds' load tries again after a backoff
+      // (10 s, 40 s, 160 s, …), and finishing during the count would change a card in every tab.
+      const copiesLeft = await waitForCopiesSettled(db, IDLE_SETTLE_MS);
+      await logRetriedCopies(db);
+      if (copiesLeft > 0) console.log(`[bench] live gallery: ${copiesLeft} copies still pending before the idle tabs`);
       const stillsLeft = await waitForStillsSettled(db, { appUrl: stack.appUrl, cookie: benchViewerCookie(stack.webhookSecret) });
       if (stillsLeft > 0) console.log(`[bench] live gallery: ${stillsLeft} stills still untried before the idle tabs`);
       const idle = await measureIdleTabs(stack, browser);
@@ -132,6 +138,17 @@ export async function benchLiveGallery(stack: Stack, db: BenchDb): Promise<Secti
   } finally {
     await browser.close();
   }
+}
+
+/** Copies that needed more than one attempt in the rounds, and why their attempts failed: what a reader of the figures would ask. */
+async function logRetriedCopies(db: BenchDb) {
+  const retried = await db.mediaCopy.findMany({ where: { attempts: { gt: 1 } }, select: { state: true, attempts: true, lastError: true } });
+  const byError = new Map<string, number>();
+  for (const { state, attempts, lastError } of retried) {
+    const what = `${state} after ${attempts} attempts${lastError ? ` (last error: ${lastError})` : ""}`;
+    byError.set(what, (byError.get(what) ?? 0) + 1);
+  }
+  for (const [what, count] of byError) console.log(`[bench] live gallery: ${count} copies ${what}`);
 }
 
 // When the tab's EventSource first hears each generation's SUCCESS (installed before the app's own listener), to split the latency into server and browser parts.
