@@ -1,7 +1,7 @@
 // Every write to upload rows and their reservations, and the reads that scope them to their owner.
 import "server-only";
 import { randomBytes } from "node:crypto";
-import { isUniqueViolation, retryTransaction } from "@/lib/database/errors";
+import { retryTransaction } from "@/lib/database/errors";
 import { prisma, type Transaction } from "@/lib/db";
 import type { Prisma, Upload } from "@/lib/generated/prisma/client";
 import { RESERVATION_MS, uploadQuotaCheck } from "./upload-quota";
@@ -52,28 +52,23 @@ export async function reserveUpload({
   const check = uploadQuotaCheck({ ownerId, clientKey, now });
   const at = new Date(now);
   const expiresAt = new Date(now + RESERVATION_MS);
-  try {
-    return await retryTransaction(
-      () =>
-        prisma.$transaction(async (tx) => {
-          const granted = await check(tx, { bytes, maxBytes });
-          // The claim of the id: a reservation left by a process that died mid-upload (expired) is taken over; a live one is not.
-          const claimed = await tx.$executeRaw`
-            INSERT INTO "UploadReservation" ("id", "ownerId", "clientKey", "bytes", "expiresAt") VALUES (${id}, ${ownerId}, ${clientKey}, ${granted}, ${expiresAt})
-            ON CONFLICT ("id") DO UPDATE SET "ownerId" = excluded."ownerId", "clientKey" = excluded."clientKey", "bytes" = excluded."bytes", "expiresAt" = excluded."expiresAt"
-            WHERE "UploadReservation"."expiresAt" <= ${at}`;
-          if (claimed === 0) throw new UploadInProgressError(`upload ${id} is being received`);
-          // After the claim, in a statement of its own, so that a receipt of this id that committed meanwhile is seen: it was recorded already.
-          const [recorded] = await tx.$queryRaw<unknown[]>`SELECT 1 FROM "Upload" WHERE "id" = ${id}`;
-          if (recorded) throw new UploadInProgressError(`upload ${id} is recorded already`);
-          return granted;
-        }, TRANSACTION_OPTIONS),
-      { waitMs: BUSY_WAIT_MS },
-    );
-  } catch (error) {
-    if (isUniqueViolation(error)) throw new UploadInProgressError(`upload ${id} is being received`);
-    throw error;
-  }
+  return retryTransaction(
+    () =>
+      prisma.$transaction(async (tx) => {
+        const granted = await check(tx, { bytes, maxBytes });
+        // The claim of the id: a reservation left by a process that died mid-upload (expired) is taken over; a live one is not.
+        const claimed = await tx.$executeRaw`
+          INSERT INTO "UploadReservation" ("id", "ownerId", "clientKey", "bytes", "expiresAt") VALUES (${id}, ${ownerId}, ${clientKey}, ${granted}, ${expiresAt})
+          ON CONFLICT ("id") DO UPDATE SET "ownerId" = excluded."ownerId", "clientKey" = excluded."clientKey", "bytes" = excluded."bytes", "expiresAt" = excluded."expiresAt"
+          WHERE "UploadReservation"."expiresAt" <= ${at}`;
+        if (claimed === 0) throw new UploadInProgressError(`upload ${id} is being received`);
+        // After the claim, in a statement of its own, so that a receipt of this id that committed meanwhile is seen: it was recorded already.
+        const [recorded] = await tx.$queryRaw<unknown[]>`SELECT 1 FROM "Upload" WHERE "id" = ${id}`;
+        if (recorded) throw new UploadInProgressError(`upload ${id} is recorded already`);
+        return granted;
+      }, TRANSACTION_OPTIONS),
+    { waitMs: BUSY_WAIT_MS },
+  );
 }
 
 /** Checks that `bytes` more would fit every quota, reserving nothing (a presigned form: the finalize reserves). */
