@@ -11,7 +11,6 @@
 // path source, so nothing in a file can make it open another one. Packets are
 // copied as they are: no decoder or encoder exists in this thread (Node has no
 // WebCodecs), so a file that would need one is refused, never transcoded.
-import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import { parentPort } from "node:worker_threads";
@@ -31,6 +30,7 @@ import {
   WEBM,
   WebMOutputFormat,
 } from "mediabunny";
+import { hashFile } from "./hash-file.mjs";
 
 /** The one input format each sniffed format may be read as. */
 const INPUT_FORMATS = { mp4: [MP4], mov: [QTFF], webm: [WEBM] };
@@ -183,26 +183,13 @@ export async function remux({ input: file, output: target, format, maxInputBytes
     );
     await output.finalize();
     const { size } = await fs.promises.stat(target);
-    return { bytes: size, videoPackets: counts[0], audioPackets: counts[1] ?? 0, sha256: await sha256Of(target) };
+    return { bytes: size, videoPackets: counts[0], audioPackets: counts[1] ?? 0, sha256: await hashFile(target) };
   } catch (error) {
     if (output && output.state !== "finalized" && output.state !== "canceled") await output.cancel().catch(() => undefined);
     throw error;
   } finally {
     await close();
   }
-}
-
-/** The file's SHA-256, read through one buffer of 1 MiB. */
-async function sha256Of(file) {
-  const hash = createHash("sha256");
-  const buffer = Buffer.allocUnsafe(1024 * 1024);
-  const handle = await fs.promises.open(file, "r");
-  try {
-    for (let read; (read = (await handle.read(buffer, 0, buffer.length, null)).bytesRead) > 0; ) hash.update(buffer.subarray(0, read));
-  } finally {
-    await handle.close();
-  }
-  return hash.digest("hex");
 }
 
 const OPS = { probe, remux };

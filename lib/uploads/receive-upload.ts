@@ -10,7 +10,6 @@
 // shape the form and the JSON API share; a refused file leaves nothing behind
 // and gives its reservation back.
 import "server-only";
-import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -21,6 +20,7 @@ import { env } from "@/lib/env";
 import { AppError, type ErrorCode } from "@/lib/errors";
 import { findMediaField, findModel, type MediaFieldSpec, type ModelSpec } from "@/lib/models/catalog";
 import { FORMAT_CONTENT_TYPE, FORMAT_LABEL, formatBytes, isVideoFormat, mediaProblems, type ImageFormat, type MediaFacts, type MediaFormat, type VideoFormat } from "@/lib/models/media-limits";
+import { hashFile } from "@/lib/media/hash-file.mjs";
 import { markupScanner, sniffFormat, SNIFF_BYTES } from "@/lib/media/sniff";
 import { getMediaStorage } from "@/lib/storage/storage";
 import { containerRefusalMessage, probeVideoContainer, readImageHeader, reencodeImage, remuxVideoContainer, videoFactsFromProbe } from "@/lib/media/toolchain";
@@ -238,24 +238,4 @@ async function rewrite(input: string, output: string, format: MediaFormat, refus
   const reencoded = await reencodeImage({ input, output, format, maxPixels: MAX_DECODE_PIXELS });
   if (!reencoded.ok) throw refuse(reencoded.reason === "wrong_format" ? "unsupported_media_type" : "invalid_input", reencoded.message);
   return { sha256: null };
-}
-
-/** The bytes hashed at a time, through one buffer. */
-const HASH_CHUNK_BYTES = 1024 * 1024;
-
-/**
- * The file's SHA-256, read through one reused buffer: a stream would leave a
- * fresh 64 KiB chunk per read for the garbage collector, on the thread that
- * answers requests.
- */
-async function hashFile(file: string): Promise<string> {
-  const hash = createHash("sha256");
-  const buffer = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
-  const handle = await fs.promises.open(file, "r");
-  try {
-    for (let read; (read = (await handle.read(buffer, 0, buffer.length, null)).bytesRead) > 0; ) hash.update(buffer.subarray(0, read));
-  } finally {
-    await handle.close();
-  }
-  return hash.digest("hex");
 }
