@@ -1,5 +1,6 @@
-// A file's SHA-256, shared by the upload receiver (images, on the thread that
-// answers requests) and the container worker (clips, on its own thread). Plain
+// A file's SHA-256, shared by the image re-encode (image-check.ts, on the
+// thread that answers requests) and the container worker (clips, on its own
+// thread): each returns its output's hash with its size. Plain
 // JavaScript, so that the worker loads it as it is under Next, Vitest and tsx.
 import { createHash } from "node:crypto";
 import fs from "node:fs";

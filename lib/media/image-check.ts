@@ -26,6 +26,7 @@ import "server-only";
 import fs from "node:fs";
 import sharp, { type Metadata } from "sharp";
 import { FORMAT_LABEL, type ImageFormat } from "@/lib/models/media-limits";
+import { hashFile } from "./hash-file.mjs";
 import { mediaBusy, mediaPool } from "./media-pool";
 import { readHead, sniffFormat } from "./sniff";
 
@@ -97,7 +98,8 @@ export async function readImageHeader({ file, format, maxPixels }: { file: strin
  * claims too many pixels is refused before anything decodes it. The decode
  * takes a slot of the media pool (callers must not wrap it in another), and
  * throws the pool's busy error when no slot came in time or it outlived
- * `timeoutSeconds`.
+ * `timeoutSeconds`. Returns the written file's size and SHA-256, as the
+ * container worker's remux does (hashed after the pool's slot is given back).
  */
 export async function reencodeImage({
   input,
@@ -111,10 +113,10 @@ export async function reencodeImage({
   format: ImageFormat;
   maxPixels: number;
   timeoutSeconds?: number;
-}): Promise<({ ok: true; bytes: number } & ImageHeader) | ImageRefusal> {
+}): Promise<({ ok: true; bytes: number; sha256: string } & ImageHeader) | ImageRefusal> {
   const header = await readImageHeader({ file: input, format, maxPixels });
   if (!header.ok) return header;
-  return mediaPool().run(async () => {
+  const written = await mediaPool().run(async () => {
     const image = sharp(input, {
       // The decoder itself is bounded too: a header that lied about its size still cannot make it allocate more.
       limitInputPixels: maxPixels,
@@ -139,4 +141,5 @@ export async function reencodeImage({
       return { ok: false as const, reason: "damaged" as const, message: `This ${FORMAT_LABEL[format]} file is damaged: it could not be read through.` };
     }
   });
+  return written.ok ? { ...written, sha256: await hashFile(output) } : written;
 }

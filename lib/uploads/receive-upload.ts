@@ -20,7 +20,6 @@ import { env } from "@/lib/env";
 import { AppError, type ErrorCode } from "@/lib/errors";
 import { findMediaField, findModel, type MediaFieldSpec, type ModelSpec } from "@/lib/models/catalog";
 import { FORMAT_CONTENT_TYPE, FORMAT_LABEL, formatBytes, isVideoFormat, mediaProblems, type ImageFormat, type MediaFacts, type MediaFormat, type VideoFormat } from "@/lib/models/media-limits";
-import { hashFile } from "@/lib/media/hash-file.mjs";
 import { markupScanner, sniffFormat, SNIFF_BYTES } from "@/lib/media/sniff";
 import { getMediaStorage } from "@/lib/storage/storage";
 import { containerRefusalMessage, probeVideoContainer, readImageHeader, reencodeImage, remuxVideoContainer, videoFactsFromProbe } from "@/lib/media/toolchain";
@@ -129,10 +128,7 @@ export async function receiveUpload({
 
     // 4. Rewritten without metadata (EXIF GPS, text chunks, trailing bytes), then stored and recorded.
     const clean = path.join(dir, `clean.${format}`);
-    const rewritten = await rewrite(received, clean, format, refuse);
-    const stat = await fs.promises.stat(clean);
-    // A clip's hash comes from the worker that wrote it; an image's is read here.
-    const sha256 = rewritten.sha256 ?? (await hashFile(clean));
+    const { bytes, sha256 } = await rewrite(received, clean, format, refuse);
     const storageKey = uploadStorageKey(id);
     const contentType = FORMAT_CONTENT_TYPE[format];
     await storage.putFile({ key: storageKey, file: clean, contentType });
@@ -146,7 +142,7 @@ export async function receiveUpload({
           field: field.name,
           format,
           contentType,
-          size: stat.size,
+          size: bytes,
           width: facts.width,
           height: facts.height,
           durationSeconds: facts.durationSeconds,
@@ -226,16 +222,16 @@ async function videoFacts(file: string, format: VideoFormat, size: number, refus
 
 /**
  * Writes the file anew to `output` with nothing but its pictures (and a
- * clip's sound), or refuses it with the reason. A clip's SHA-256 comes back
- * with it, hashed by the worker that wrote it.
+ * clip's sound), or refuses it with the reason; returns the written file's
+ * size and SHA-256 (a clip's hashed by the worker that wrote it).
  */
-async function rewrite(input: string, output: string, format: MediaFormat, refuse: Refuse): Promise<{ sha256: string | null }> {
+async function rewrite(input: string, output: string, format: MediaFormat, refuse: Refuse): Promise<{ bytes: number; sha256: string }> {
   if (isVideoFormat(format)) {
     const remuxed = await remuxVideoContainer({ input, output, format });
     if (!remuxed.ok) throw refuse("invalid_input", containerRefusalMessage(remuxed, format));
-    return { sha256: remuxed.sha256 };
+    return remuxed;
   }
   const reencoded = await reencodeImage({ input, output, format, maxPixels: MAX_DECODE_PIXELS });
   if (!reencoded.ok) throw refuse(reencoded.reason === "wrong_format" ? "unsupported_media_type" : "invalid_input", reencoded.message);
-  return { sha256: null };
+  return reencoded;
 }

@@ -184,8 +184,12 @@ describe("images, with sharp", () => {
     const input = tmp("png");
     await sharp(pixels, { raw: { width: 400, height: 400, channels: 3 } }).png({ palette: true }).toFile(input);
     const output = tmp("png");
-    expect(await reencodeImage({ input, output, format: "png", maxPixels: MAX_PIXELS })).toMatchObject({ ok: true, width: 400, height: 400 });
+    const rewritten = await reencodeImage({ input, output, format: "png", maxPixels: MAX_PIXELS });
+    expect(rewritten).toMatchObject({ ok: true, width: 400, height: 400 });
     expect(fs.statSync(output).size).toBeLessThanOrEqual(fs.statSync(input).size * 1.1);
+    // The size and hash it returns are the written file's.
+    const written = fs.readFileSync(output);
+    expect(rewritten).toMatchObject({ bytes: written.length, sha256: createHash("sha256").update(written).digest("hex") });
   });
 
   test("bytes that are not the format named are refused before sharp reads them", async () => {
