@@ -142,13 +142,10 @@ export async function benchLiveGallery(stack: Stack, db: BenchDb): Promise<Secti
 
 /** Copies that needed more than one attempt in the rounds, and why their attempts failed: what a reader of the figures would ask. */
 async function logRetriedCopies(db: BenchDb) {
-  const retried = await db.mediaCopy.findMany({ where: { attempts: { gt: 1 } }, select: { state: true, attempts: true, lastError: true } });
-  const byError = new Map<string, number>();
-  for (const { state, attempts, lastError } of retried) {
-    const what = `${state} after ${attempts} attempts${lastError ? ` (last error: ${lastError})` : ""}`;
-    byError.set(what, (byError.get(what) ?? 0) + 1);
+  const groups = await db.mediaCopy.groupBy({ by: ["state", "attempts", "lastError"], where: { attempts: { gt: 1 } }, _count: true });
+  for (const { state, attempts, lastError, _count } of groups) {
+    console.log(`[bench] live gallery: ${_count} copies ${state} after ${attempts} attempts${lastError ? ` (last error: ${lastError})` : ""}`);
   }
-  for (const [what, count] of byError) console.log(`[bench] live gallery: ${count} copies ${what}`);
 }
 
 // When the tab's EventSource first hears each generation's SUCCESS (installed before the app's own listener), to split the latency into server and browser parts.
