@@ -48,6 +48,13 @@ test("two images as first and last frame: uploaded (kept across a reload), fetch
   await page.reload();
   await gallery.chooseModel(FRAMES);
   await expect(gallery.mediaField("First frame").getByTestId("upload-item")).toHaveCount(0);
+  // The detail page shows the frames it was made from, not their upload ids.
+  await gallery.openDetails(prompt);
+  const inputs = page.getByRole("region", { name: "Inputs" });
+  await expect(inputs.getByRole("img", { name: "Uploaded image, PNG · 640×480" })).toHaveJSProperty("naturalWidth", 640);
+  await expect(inputs.getByRole("img", { name: "Uploaded image, PNG · 800×600" })).toHaveJSProperty("naturalWidth", 800);
+  await expect(inputs).not.toContainText("upl_");
+  await inputs.screenshot({ path: test.info().outputPath("detail-inputs.png") });
 });
 
 test("a reference video: uploaded with what was read, then the video arrives", async ({ gallery, simulator }) => {

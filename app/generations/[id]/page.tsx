@@ -13,6 +13,9 @@ import { getGeneration, listDeliveries } from "@/lib/generations/queries";
 import { framesUnavailableReason } from "@/lib/media/frame-support";
 import { isCopying } from "@/lib/copies/media-copy";
 import { findModel, KIND_LABELS } from "@/lib/models/catalog";
+import { isUploadId } from "@/lib/models/input-schema";
+import type { MediaFormat } from "@/lib/models/media-limits";
+import { findUploads } from "@/lib/uploads/upload-store";
 import { pageMetadata, truncateTitle } from "@/lib/brand/page-metadata";
 import { getViewer } from "@/lib/viewer/get-viewer";
 import { galleryScope } from "@/lib/viewer/with-viewer";
@@ -20,6 +23,7 @@ import { DetailActions } from "./_components/detail-actions";
 import { RefreshWhilePending } from "./_components/refresh-while-pending";
 import { Result } from "./_components/result";
 import { Timeline } from "./_components/timeline";
+import { InputValue, type InputUpload } from "./_components/input-value";
 
 export const dynamic = "force-dynamic";
 
@@ -48,13 +52,20 @@ export default async function GenerationPage({ params }: { params: Promise<{ id:
   if (!viewer || !generation) notFound();
   // The showcase (GALLERY_SCOPE=shared) shows others' videos, not how they were made.
   const own = !generation.showcase;
-  const [deliveries, framesUnavailable] = await Promise.all([own ? listDeliveries({ generationId: id }) : [], framesUnavailableReason()]);
   const model = findModel(generation.model);
+  const inputs = Object.entries(generation.input).filter(([name]) => name !== "prompt");
+  // The owner's uploads among the inputs, shown as thumbnails; another owner's showcase names none.
+  const uploadIds = own ? inputs.flatMap(([, value]) => (Array.isArray(value) ? value : [value])).filter(isUploadId) : [];
+  const [deliveries, framesUnavailable, uploads] = await Promise.all([
+    own ? listDeliveries({ generationId: id }) : [],
+    framesUnavailableReason(),
+    uploadIds.length ? findUploads({ ids: uploadIds, ownerId: viewer.id }) : [],
+  ]);
+  const inputUploads = new Map<string, InputUpload>(uploads.map((u) => [u.id, { id: u.id, format: u.format as MediaFormat, width: u.width, height: u.height }]));
   const pending = !isTerminal(generation.state);
   // Also kept live while the result is being copied into storage.
   const changing = pending || (generation.state === "SUCCESS" && isCopying(generation));
   const fields = new Map(model?.fields.map((f) => [f.name, f.label]));
-  const inputs = Object.entries(generation.input).filter(([name]) => name !== "prompt");
 
   return (
     <main id="main" className="mx-auto max-w-6xl space-y-6 px-4 py-6 sm:px-6">
@@ -127,7 +138,7 @@ export default async function GenerationPage({ params }: { params: Promise<{ id:
             {inputs.length ? (
               <dl className="grid grid-cols-1 gap-x-6 gap-y-1 text-sm sm:grid-cols-[max-content_minmax(0,1fr)] sm:gap-y-2">
                 {inputs.map(([name, value]) => (
-                  <Row key={name} term={fields.get(name) ?? name} value={<InputValue value={value} />} />
+                  <Row key={name} term={fields.get(name) ?? name} value={<InputValue value={value} uploads={inputUploads} />} />
                 ))}
               </dl>
             ) : (
@@ -193,21 +204,6 @@ function Timestamp({ iso }: { iso: string }) {
       {formatTimestamp(iso)}
     </time>
   );
-}
-
-function InputValue({ value }: { value: unknown }) {
-  if (Array.isArray(value)) {
-    return (
-      <ul>
-        {value.map((v, i) => (
-          <li key={i} className="break-all">
-            {String(v)}
-          </li>
-        ))}
-      </ul>
-    );
-  }
-  return <span className="break-words">{typeof value === "object" && value !== null ? JSON.stringify(value) : String(value)}</span>;
 }
 
 function RawJson({ label, value, testId }: { label: string; value: unknown; testId?: string }) {
