@@ -7,9 +7,14 @@
 // and releases its media at once, so a gallery of any length holds at most
 // one or two.
 // Without a still (no stored copy, or a video that could not be decoded) the
-// tile is a placeholder: nothing is downloaded until it plays. A result stored
+// tile is a placeholder: nothing is downloaded until it plays. A still the
+// server was too busy to make when the tile asked is asked for again when the
+// server says (Retry-After), so it appears without a reload. A result stored
 // as a file (its bytes are not a video) says so, and never plays.
 import { useEffect, useRef, useState } from "react";
+
+/** How many times a still the server was busy making is asked for again before the tile settles for its placeholder. */
+const STILL_RETRIES = 5;
 
 /** How long the pointer rests on a tile before its preview starts. */
 const HOVER_INTENT_MS = 250;
@@ -44,7 +49,27 @@ export function VideoTile({
   const [playing, setPlaying] = useState(false);
   // Remembers which still failed to load, so a new one gets its own chance.
   const [failedStill, setFailedStill] = useState<string | null>(null);
-  const still = stillUrl !== null && stillUrl !== failedStill ? stillUrl : null;
+  // A still the server was too busy to make yet (503) is asked for again when it says, under a new URL.
+  const [retry, setRetry] = useState<{ of: string; attempt: number; waiting?: boolean } | null>(null);
+  const retryTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  const attempt = retry?.of === stillUrl ? retry.attempt : 0;
+  const waiting = retry?.of === stillUrl && !!retry.waiting;
+  const still = stillUrl !== null && stillUrl !== failedStill && !waiting ? (attempt ? `${stillUrl}?attempt=${attempt}` : stillUrl) : null;
+  const onStillError = () => {
+    const failed = stillUrl;
+    if (failed === null) return;
+    const again = () => setRetry({ of: failed, attempt: attempt + 1 });
+    // An <img> cannot read why it failed: a HEAD says whether the still is on its way (and asking may make it).
+    void fetch(failed, { method: "HEAD" })
+      .then((answer) => {
+        if (answer.ok && attempt < STILL_RETRIES) return again();
+        if (answer.status !== 503 || attempt >= STILL_RETRIES) return setFailedStill(failed);
+        const seconds = Number(answer.headers.get("retry-after"));
+        setRetry({ of: failed, attempt, waiting: true });
+        retryTimer.current = setTimeout(again, Math.min(Number.isFinite(seconds) && seconds > 0 ? seconds : 5, 60) * 1000);
+      })
+      .catch(() => setFailedStill(failed));
+  };
   const intent = useRef<ReturnType<typeof setTimeout>>(undefined);
   const preview = () => setPlaying(!file && canPreview());
   const previewSoon = () => {
@@ -55,7 +80,13 @@ export function VideoTile({
     clearTimeout(intent.current);
     setPlaying(false);
   };
-  useEffect(() => () => clearTimeout(intent.current), []);
+  useEffect(
+    () => () => {
+      clearTimeout(intent.current);
+      clearTimeout(retryTimer.current);
+    },
+    [],
+  );
   return (
     <button
       type="button"
@@ -71,10 +102,10 @@ export function VideoTile({
       <span className="sr-only">Play “{prompt.slice(0, 80)}” in the viewer</span>
       {still ? (
         // eslint-disable-next-line @next/next/no-img-element -- a private, already-sized still: the image optimizer would re-fetch it without the viewer's cookie.
-        <img src={still} alt="" loading={eager ? "eager" : "lazy"} fetchPriority={eager ? "high" : "auto"} decoding="async" onError={() => setFailedStill(still)} className="size-full object-contain" />
+        <img src={still} alt="" loading={eager ? "eager" : "lazy"} fetchPriority={eager ? "high" : "auto"} decoding="async" onError={onStillError} className="size-full object-contain" />
       ) : (
         <span aria-hidden className="flex size-full items-end justify-center bg-zinc-800 pb-3 text-xs text-zinc-300" data-testid="tile-placeholder">
-          {file ? "Stored as a file; no preview" : "No preview image"}
+          {file ? "Stored as a file; no preview" : waiting ? "Making its preview…" : "No preview image"}
         </span>
       )}
       {playing ? (

@@ -66,3 +66,28 @@ test("a result whose file is not a video is kept as a file, and says so instead 
   await expect(card.locator("img, video")).toHaveCount(0);
   await card.screenshot({ path: test.info().outputPath("placeholder-tile.png") });
 });
+
+test("a still the server is still busy making appears on its card when ready, without a reload", async ({ gallery, simulator, page, browserErrors }) => {
+  const prompt = simulator.prompt("A kite over the dunes");
+  const created = await page.request.post("/api/generations", { data: { model: "alpha-2.5-text-to-video-480p", input: { prompt, duration: 2 } } });
+  expect(created.status()).toBe(201);
+  // The server answers as it does while its media pool is busy (the still left for later): 503 with Retry-After,
+  // to the tile's image and to the tile's question about it; then the real route answers.
+  let refused = 0;
+  await page.route(/\/api\/media\/\w+\/still/, async (route) => {
+    if (refused < 2) {
+      refused += 1;
+      return route.fulfill({ status: 503, headers: { "Retry-After": "2", "Content-Type": "application/json" }, body: '{"error":{"code":"busy"}}' });
+    }
+    return route.continue();
+  });
+  browserErrors.allow({ url: /\/api\/media\/\w+\/still/, status: 503, reason: "the server is busy making the still (simulated)" });
+  await gallery.goto();
+  await expect(gallery.badge(prompt)).toHaveText("Ready");
+  const card = gallery.card(prompt);
+  await expect(card.getByTestId("tile-placeholder")).toHaveText("Making its preview…");
+  const img = card.locator("img");
+  await expect(img).toHaveAttribute("src", /^\/api\/media\/\w+\/still\?attempt=1$/);
+  await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth)).toBeGreaterThan(0);
+  expect(refused).toBe(2);
+});
