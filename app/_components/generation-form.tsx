@@ -16,6 +16,7 @@ import { FrameShapeWarning } from "./frame-shapes";
 import { MediaField, type Uploaded } from "./media-field";
 import { addSubmission, settleSubmission } from "./submissions";
 import { CREDITS_KEY, SPEND_KEY } from "./client-data";
+import { useCredits } from "./use-credits";
 import { useRemix, type RemixNotes } from "./use-remix";
 
 const initialState: SubmitState = { status: "idle" };
@@ -86,6 +87,10 @@ export function GenerationForm({ models, defaultModelId, pricing }: { models: re
   const notes = remixNotes?.model === model.id ? remixNotes.notes : {};
   const uploadsOf = (field: string) => uploads[`${model.id}:${field}`];
   const frames = model.kind === "first-last-frame" ? model.fields.filter((f) => f.type === "image") : [];
+  const hold = pricing ? holdCredits(model, duration, pricing) : 0;
+  // Said before the submit, not by its refusal: a balance short of what this video holds.
+  const { data: balance } = useCredits({ enabled: pricing !== null });
+  const short = pricing && balance && balance.credits < hold ? hold - balance.credits : 0;
   const perClip = (m: ModelSpec) => (pricing ? ` · ${credits(holdCredits(m, DEFAULT_DURATION_SECONDS, pricing))} per ${DEFAULT_DURATION_SECONDS} s` : "");
   return (
     <form
@@ -176,13 +181,23 @@ export function GenerationForm({ models, defaultModelId, pricing }: { models: re
 
       <div className="flex flex-wrap items-center justify-between gap-3 pt-2">
         {pricing ? (
-          <p className="text-sm text-zinc-600 dark:text-zinc-300">
-            Holds{" "}
-            <span className="font-semibold" data-testid="cost-estimate">
-              {credits(holdCredits(model, duration, pricing))}
-            </span>
-            <span className="text-zinc-500 dark:text-zinc-400"> · charged only on success, never more</span>
-          </p>
+          <div className="text-sm text-zinc-600 dark:text-zinc-300">
+            <p>
+              Holds{" "}
+              <span className="font-semibold" data-testid="cost-estimate">
+                {credits(hold)}
+              </span>
+              <span className="text-zinc-500 dark:text-zinc-400"> · charged only on success, never more</span>
+            </p>
+            {short && balance ? (
+              <p className="mt-1 font-medium text-amber-800 dark:text-amber-300" data-testid="credits-short">
+                You have {credits(balance.credits)}: {credits(short)} short for this video.{" "}
+                <Link href="/credits" className="font-semibold underline hover:no-underline">
+                  Buy credits
+                </Link>
+              </p>
+            ) : null}
+          </div>
         ) : null}
         <button
           ref={submitRef}

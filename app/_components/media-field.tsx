@@ -258,10 +258,14 @@ export function MediaField({
   const describedBy = [helpId, note ? noteId : "", errors?.length ? errorId : ""].filter(Boolean).join(" ");
   return (
     <div>
-      <span id={`${id}-label`} className="block text-sm font-medium">
-        {field.label}
-        {!field.required && <span className="font-normal text-zinc-500 dark:text-zinc-400"> · optional</span>}
-      </span>
+      <p className="text-sm font-medium">
+        <span id={`${id}-label`}>
+          {field.label}
+          {!field.required && <span className="font-normal text-zinc-500 dark:text-zinc-400"> · optional</span>}
+        </span>
+        {/* Said before a refusal does: nothing else shows that this model needs a file. Screen readers hear aria-required on the picker. */}
+        {field.required && <span aria-hidden className="font-normal text-zinc-500 dark:text-zinc-400"> · required</span>}
+      </p>
       <input type="hidden" name={`input.${field.name}`} value={ids.join("\n")} />
       <div
         ref={zoneRef}
@@ -301,6 +305,7 @@ export function MediaField({
                 accept={accept}
                 multiple={maxItems > 1}
                 aria-invalid={errors?.length ? true : undefined}
+                aria-required={field.required && ids.length === 0 ? true : undefined}
                 aria-describedby={describedBy}
                 className="sr-only"
                 onChange={(event) => {

@@ -133,6 +133,10 @@ test("out of credits (402): the form says what it needs and links to buying; not
   await gallery.page.reload();
   await expect(gallery.balance).toHaveText("5");
   await expect(gallery.page.getByTestId("cost-estimate")).toHaveText(`${HOLD} credits`);
+  // Said before the submit: the balance is short of this video's hold, and where to get more.
+  const short = gallery.page.getByTestId("credits-short");
+  await expect(short).toHaveText(`You have 5 credits: ${HOLD - 5} credits short for this video. Buy credits`);
+  await expect(short.getByRole("link", { name: "Buy credits" })).toHaveAttribute("href", "/credits");
 
   const prompt = simulator.prompt("More than I can afford");
   await gallery.submit(prompt);
@@ -143,7 +147,9 @@ test("out of credits (402): the form says what it needs and links to buying; not
   expect(await simulator.tasks()).toEqual([]);
   expect(await gallery.balanceValue()).toBe(5);
 
-  // A shorter video still fits: 2 s holds 5.
+  // A shorter video still fits: 2 s holds 5, and the form no longer says it is short.
+  await gallery.page.getByLabel("Duration (s)").fill("2");
+  await expect(short).toHaveCount(0);
   await gallery.submit(simulator.prompt("Just a glimpse"), { "Duration (s)": "2" });
   await expect.poll(() => gallery.balanceValue()).toBe(0);
   await expect(gallery.page.getByTestId("credits-held")).toHaveText(" · 5 held");

@@ -21,6 +21,9 @@ test("two images as first and last frame: uploaded (kept across a reload), fetch
   const prompt = simulator.prompt("The bud opens into a flower");
   await gallery.goto();
   await gallery.chooseModel(FRAMES);
+  // This model needs both frames: the form says so before any refusal.
+  await expect(page.getByText("First frame · required")).toBeVisible();
+  await expect(gallery.mediaField("Last frame").locator('input[type="file"]')).toHaveAttribute("aria-required", "true");
   await gallery.attach("First frame", png("bud.png"));
   await gallery.attach("Last frame", png("flower.png", 800, 600));
   // Uploaded files survive a reload until they are used.
