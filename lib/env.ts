@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { databaseFields, parseWith, resolveDatabaseSettings } from "./database/settings";
+import { parseAddressRanges } from "./http/cidr";
 import { isLoopback } from "./http/loopback";
 import { paymentsFields, resolvePaymentsSettings } from "./payments/settings";
 import { MAKE_SECRET as MAKE_SECRET_COMMAND, PRODUCTION_SECRET_MIN_LENGTH } from "./doctor/secret-rules";
@@ -143,6 +144,16 @@ const schema = z
     // Proxies in front of the app that append to X-Forwarded-For (0: none,
     // the socket address is the client; 1: Vercel, or one nginx/Caddy).
     TRUSTED_PROXY_HOPS: optional(z.coerce.number().int().min(0).max(10)).default(0),
+    // The proxies' own addresses (comma-separated CIDR ranges). When set, a hop
+    // is trusted only if the address that handed the request on is inside them.
+    TRUSTED_PROXY_CIDRS: optional(z.string())
+      .transform((value, ctx) => {
+        if (value === undefined) return undefined;
+        const parsed = parseAddressRanges(value);
+        if (parsed.ok) return parsed.ranges.written.length ? parsed.ranges : undefined;
+        ctx.addIssue({ code: "custom", message: `"${parsed.entry}" is not an address or a CIDR range (10.0.0.0/8, 2001:db8::/32)` });
+        return z.NEVER;
+      }),
     // `next build` loads the route modules once; secrets are not needed for that.
     NEXT_PHASE: z.string().optional(),
   })

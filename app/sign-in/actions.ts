@@ -1,8 +1,9 @@
 "use server";
 // Asking for an email link. The answer is the same whether or not an account
 // exists for the address (the link signs in or signs up alike), so the form
-// tells nobody who has an account. Limited per client address and per email in
-// the database, so every instance counts the same attempts.
+// tells nobody who has an account. Limited per client address, and per email
+// from that address (so asking for someone's links from elsewhere never locks
+// them out), in the database, so every instance counts the same attempts.
 import { headers } from "next/headers";
 import { z } from "zod";
 import { auth } from "@/lib/auth/auth";
@@ -29,7 +30,7 @@ export async function requestSignInLink(_previous: SignInLinkState, form: FormDa
   for (const [key, limit] of [
     [`sign-in-link:address:${addressKey(address)}`, LINKS_PER_ADDRESS],
     // Keyed hashes: the limits table never holds an address or an email.
-    [`sign-in-link:email:${addressKey(email)}`, LINKS_PER_EMAIL],
+    [`sign-in-link:email:${addressKey(`${email}|${address}`)}`, LINKS_PER_EMAIL],
   ] as const) {
     const hit = await hitRateLimit({ key, limit, windowSeconds: WINDOW_SECONDS });
     if (!hit.allowed) {

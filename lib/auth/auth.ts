@@ -16,12 +16,16 @@ import { brand } from "@/lib/brand";
 import { databaseEngine } from "@/lib/database/engine";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
+import { addressKey, hitRateLimit, visitorAddress } from "@/lib/rate-limit";
 import { sendSignInEmail } from "./mail";
 
 /** How long an emailed link works. */
 export const SIGN_IN_LINK_MINUTES = 15;
 /** A session lasts this long, renewed once a day while used. */
 const SESSION_DAYS = 30;
+
+/** The header Better Auth reads the client's address from: set by handleAuthRequest on every request, whatever the client sent. */
+const CLIENT_ADDRESS_HEADER = "x-framehook-client-address";
 
 export const auth = betterAuth({
   appName: brand.name,
@@ -35,14 +39,21 @@ export const auth = betterAuth({
   disabledPaths: ["/sign-in/magic-link"],
   trustedOrigins: relyingParty().origins,
   socialProviders: socialProviders(),
-  advanced: { useSecureCookies: env.NODE_ENV === "production" && env.PUBLIC_BASE_URL.startsWith("https:") },
+  advanced: {
+    useSecureCookies: env.NODE_ENV === "production" && env.PUBLIC_BASE_URL.startsWith("https:"),
+    // The client as the app resolves it (TRUSTED_PROXY_HOPS, TRUSTED_PROXY_CIDRS), already grouped as every
+    // limit of the app groups it: Better Auth's own reading of X-Forwarded-For trusts no chain of two or more.
+    ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER], ipv6Subnet: 128 },
+  },
+  // Better Auth's limits (per client and path) counted in the database limiter, so every instance counts the same.
+  rateLimit: { customStorage: { consume: consumeAuthRateLimit } },
   plugins: [
     magicLink({
       expiresIn: SIGN_IN_LINK_MINUTES * 60,
       // Only a hash of the token is stored: a copy of the database cannot sign anyone in.
       storeToken: "hashed",
-      // Better Auth's own limit counts in one instance's memory; sending is limited in the database by the sign-in
-      // action, and a link's 32-character token cannot be guessed, so its verify limit is only a flood guard.
+      // Sending is limited by the sign-in action; a link's 32-character token cannot be guessed, so the verify
+      // limit (per client, in the database like every other) is only a flood guard.
       rateLimit: { window: 60, max: 100 },
       sendMagicLink: ({ email, url }) => sendSignInEmail({ to: email, url }),
     }),
@@ -51,6 +62,23 @@ export const auth = betterAuth({
     nextCookies(),
   ],
 });
+
+/**
+ * Better Auth's HTTP endpoints (app/api/auth): the request, with the
+ * client's address in CLIENT_ADDRESS_HEADER (a client's own value replaced).
+ */
+export function handleAuthRequest(request: Request): Promise<Response> {
+  const headers = new Headers(request.headers);
+  // visitorAddress gives IPv6 as its group ("2001:db8:1:2::/64"); without the length it is an address Better Auth accepts.
+  headers.set(CLIENT_ADDRESS_HEADER, visitorAddress(request.headers).replace(/\/\d+$/, ""));
+  return auth.handler(new Request(request, { headers }));
+}
+
+/** One request against Better Auth's rule for its key (client and path), in the database limiter; the key is stored hashed. */
+async function consumeAuthRateLimit(key: string, rule: { window: number; max: number }) {
+  const hit = await hitRateLimit({ key: `auth:${addressKey(key)}`, limit: rule.max, windowSeconds: rule.window });
+  return hit.allowed ? { allowed: true, retryAfter: null } : { allowed: false, retryAfter: hit.retryAfterSeconds };
+}
 
 /**
  * Passkeys belong to a domain (the relying party), and browsers refuse an IP

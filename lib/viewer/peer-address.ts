@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto";
 import http, { type IncomingMessage } from "node:http";
 import { isIPv4, isIPv6 } from "node:net";
+import { inAddressRanges, type AddressRanges } from "@/lib/http/cidr";
 
 export const PEER_STAMP_HEADER = "x-framehook-peer-stamp";
 const STAMP = Symbol.for("framehook.peerStamp");
@@ -39,9 +40,12 @@ export function hasPeerStamp(headers: Headers): boolean {
  * TRUSTED_PROXY_HOPS proxies in front added the address it saw: the client is
  * that many entries from the end. Entries further left are whatever the client
  * wrote, so they never count; a chain shorter than the hops (a request that
- * bypassed the proxies) falls back to the nearest address we know.
+ * bypassed the proxies) falls back to the nearest address we know. With
+ * `trustedProxies` (TRUSTED_PROXY_CIDRS), a hop counts only when the address
+ * that handed the request on is one of the proxies': a client that reached the
+ * app directly is its own socket address, whatever it wrote.
  */
-export function clientAddress(headers: Headers, trustedHops: number): string {
+export function clientAddress(headers: Headers, trustedHops: number, trustedProxies?: AddressRanges): string {
   const chain = (headers.get("x-forwarded-for") ?? "")
     .split(",")
     .map((entry) => entry.trim())
@@ -49,8 +53,18 @@ export function clientAddress(headers: Headers, trustedHops: number): string {
   // Unstamped (a host where instrumentation.ts does not see the socket, e.g.
   // a platform's own proxy in front): the last entry is the nearest proxy's
   // view, so the client is one entry nearer than with a stamp.
-  const hops = hasPeerStamp(headers) ? trustedHops : Math.max(0, trustedHops - 1);
-  return chain.at(-1 - hops) ?? chain.at(-1) ?? "unknown";
+  const stamped = hasPeerStamp(headers);
+  const hops = stamped ? trustedHops : Math.max(0, trustedHops - 1);
+  if (!trustedProxies) return chain.at(-1 - hops) ?? chain.at(-1) ?? "unknown";
+  // Walk from the end: an entry is skipped only when it is a proxy's address.
+  // Unstamped, the socket (the nearest proxy) cannot be checked here; the
+  // entries left of it are.
+  let index = chain.length - 1;
+  for (let hop = 0; hop < hops && index > 0; hop++) {
+    if (!inAddressRanges(trustedProxies, chain[index]!)) break;
+    index--;
+  }
+  return chain[index] ?? "unknown";
 }
 
 /**

@@ -1,6 +1,7 @@
 import http from "node:http";
 import { Socket } from "node:net";
 import { describe, expect, test } from "vitest";
+import { parseAddressRanges, type AddressRanges } from "@/lib/http/cidr";
 import { addressGroup, clientAddress, stampPeerAddress } from "@/lib/viewer/peer-address";
 
 /** The headers a route handler sees for a request from `peer` carrying `forwarded`, once stamped as under `next start`. */
@@ -31,6 +32,30 @@ describe("clientAddress", () => {
     ["no header at all", {}, 0, "unknown"],
   ])("unstamped: %s", (_name, headers, hops, expected) => {
     expect(clientAddress(new Headers(headers), hops)).toBe(expected);
+  });
+});
+
+describe("clientAddress with TRUSTED_PROXY_CIDRS: a hop counts only from a proxy's address", () => {
+  const ranges = (text: string): AddressRanges => {
+    const parsed = parseAddressRanges(text);
+    if (!parsed.ok) throw new Error(parsed.entry);
+    return parsed.ranges;
+  };
+  const proxies = ranges("10.0.0.0/8, fd00::/8, 172.16.0.9");
+  test.each([
+    ["through the proxy: the address it appended", 1, "10.0.0.2", "203.0.113.5", "203.0.113.5"],
+    ["straight to the origin, a forged header: the socket", 1, "198.51.100.7", "203.0.113.5", "198.51.100.7"],
+    ["straight to the origin, a forged chain naming a proxy: the socket", 2, "198.51.100.7", "6.6.6.6, 10.0.0.3", "198.51.100.7"],
+    ["two proxies, both listed", 2, "10.0.0.2", "6.6.6.6, 203.0.113.5, 172.16.0.9", "203.0.113.5"],
+    ["two hops, the outer one not a listed proxy: it is the client", 2, "10.0.0.2", "6.6.6.6, 203.0.113.5", "203.0.113.5"],
+    ["an IPv6 proxy", 1, "fd00::2", "2001:db8::5", "2001:db8::5"],
+    ["an IPv4-mapped peer inside the range", 1, "::ffff:10.0.0.2", "203.0.113.5", "203.0.113.5"],
+  ])("%s", (_name, hops, peer, forwarded, expected) => {
+    expect(clientAddress(stamped(peer, forwarded), hops, proxies)).toBe(expected);
+  });
+
+  test.each([["10.0.0.0/33"], ["not-an-address"], ["10.0.0.0/x"], ["2001:db8::/129"]])("%s is refused", (text) => {
+    expect(parseAddressRanges(text).ok).toBe(false);
   });
 });
 

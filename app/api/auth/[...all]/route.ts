@@ -1,6 +1,7 @@
 // Better Auth's endpoints: email-link verification, passkeys, OAuth callbacks,
-// sessions (lib/auth/auth.ts).
-import { toNextJsHandler } from "better-auth/next-js";
-import { auth } from "@/lib/auth/auth";
+// sessions (lib/auth/auth.ts), each request with the client's address as the
+// app resolves it.
+import { handleAuthRequest } from "@/lib/auth/auth";
 
-export const { GET, POST } = toNextJsHandler(auth);
+export const GET = handleAuthRequest;
+export const POST = handleAuthRequest;
