@@ -55,53 +55,74 @@ afterAll(async () => {
 const event = (id: string): GenerationEvent => ({ id, state: "SUCCESS", updatedAt: new Date().toISOString(), ownerId: "owner-1", at: Date.now() });
 
 async function startOtherInstance(url: string) {
+  if (other) return; // a retried first test keeps the instance its first attempt started
   other = spawn(process.execPath, ["--import", "tsx", "tests/support/events-instance.ts", url], { stdio: ["pipe", "pipe", "inherit"] });
   readline.createInterface({ input: other.stdout! }).on("line", (line) => heard.push(JSON.parse(line)));
 }
 
-const listeners = async (url: string) => {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  const { rows } = await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'framehook-events'");
-  await client.end();
-  return rows[0].n as number;
-};
+// Every id is this attempt's own: a test tried again on CI (retry) must not
+// count what its first attempt heard, late or not.
+let attempt = 0;
+const ids = (name: string) => `${name}-${process.pid}-${++attempt}`;
+const heardIds = (prefix: string) => heard.flatMap((h) => (h.event?.id?.startsWith(prefix) ? [h.event.id] : []));
 
 describe.skipIf(!postgres)("PostgreSQL LISTEN/NOTIFY", () => {
   test("an event published on one instance reaches the other, and back", async () => {
     await startOtherInstance(postgres!.url);
-    await waitFor(async () => (await listeners(postgres!.url)) === 2, 20_000);
+    // Connected is not yet listening (LISTEN is its next query), and a NOTIFY
+    // before LISTEN is heard by nobody: ping until the other instance hears one.
+    const ping = ids("ping");
+    await waitFor(
+      async () => {
+        await here!.publish(event(ping));
+        return heardIds(ping).length > 0;
+      },
+      60_000,
+      "the other instance (a process starting under tsx) to hear a ping",
+    );
 
-    await here!.publish(event("gen-from-a"));
-    const there = await waitFor(() => heard.find((h) => h.event?.id === "gen-from-a"), 10_000);
-    expect(there.event).toMatchObject({ id: "gen-from-a", state: "SUCCESS", ownerId: "owner-1" });
+    const fromA = ids("gen-from-a");
+    await here!.publish(event(fromA));
+    const there = await waitFor(() => heard.find((h) => h.event?.id === fromA), 10_000, `${fromA} at the other instance`);
+    expect(there.event).toMatchObject({ id: fromA, state: "SUCCESS", ownerId: "owner-1" });
 
-    other!.stdin!.write(`${JSON.stringify(event("gen-from-b"))}\n`);
-    await waitFor(() => received.some((e) => "id" in e && e.id === "gen-from-b"), 10_000);
+    const fromB = ids("gen-from-b");
+    other!.stdin!.write(`${JSON.stringify(event(fromB))}\n`);
+    await waitFor(() => received.some((e) => "id" in e && e.id === fromB), 10_000, `${fromB} back here`);
   });
 
   test("an owner's credits change crosses instances as itself: whose, and when, nothing more", async () => {
+    const ownerId = ids("owner");
     const at = Date.now();
-    await here!.publish({ kind: "credits", ownerId: "owner-9", at });
-    const there = await waitFor(() => heard.find((h) => h.event?.kind === "credits"), 10_000);
-    expect(there.event).toEqual({ kind: "credits", ownerId: "owner-9", at });
+    await here!.publish({ kind: "credits", ownerId, at });
+    const there = await waitFor(() => heard.find((h) => h.event?.kind === "credits" && h.event.ownerId === ownerId), 10_000, "the credits event at the other instance");
+    expect(there.event).toEqual({ kind: "credits", ownerId, at });
   });
 
   test("a burst of 300 publishes at once all arrive, in order (sent in batches on the one connection)", async () => {
-    const ids = Array.from({ length: 300 }, (_, i) => `burst-${i}`);
-    await Promise.all(ids.map((id) => here!.publish(event(id))));
-    await waitFor(() => heard.filter((h) => h.event?.id?.startsWith("burst-")).length === ids.length, 10_000);
-    expect(heard.filter((h) => h.event?.id?.startsWith("burst-")).map((h) => h.event!.id)).toEqual(ids);
+    const prefix = `${ids("burst")}-`;
+    const burst = Array.from({ length: 300 }, (_, i) => `${prefix}${i}`);
+    await Promise.all(burst.map((id) => here!.publish(event(id))));
+    // Two NOTIFY statements, 300 lines printed by the other process: the last
+    // arrived within 0.55 s in each of 85 bursts at load average 5 to 30 on 2
+    // cores (docs/testing.md, "Under load"). The bound only ends a run that would
+    // never complete; what is missing, doubled or out of order is then the
+    // assertion's diff, not a timeout.
+    await waitFor(() => heardIds(prefix).length >= burst.length, 60_000, "the 300 burst events at the other instance").catch(() => {});
+    expect(heardIds(prefix)).toEqual(burst);
   });
 
   test("a dropped listening connection reconnects, reports the gap, and hears again", async () => {
+    const gapsBefore = { here: gaps, there: heard.filter((h) => h.type === "gap").length };
     const admin = new pg.Client({ connectionString: postgres!.url });
     await admin.connect();
     await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'framehook-events'");
     await admin.end();
 
-    await waitFor(() => gaps > 0 && heard.some((h) => h.type === "gap"), 20_000);
-    await here!.publish(event("gen-after-drop"));
-    await waitFor(() => heard.some((h) => h.event?.id === "gen-after-drop"), 10_000);
+    // A gap is told once the connection is back and listening (backoff from 250 ms).
+    await waitFor(() => gaps > gapsBefore.here && heard.filter((h) => h.type === "gap").length > gapsBefore.there, 30_000, "both instances to reconnect and report the gap");
+    const afterDrop = ids("gen-after-drop");
+    await here!.publish(event(afterDrop));
+    await waitFor(() => heard.some((h) => h.event?.id === afterDrop), 10_000, `${afterDrop} at the other instance`);
   });
 });
