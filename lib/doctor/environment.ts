@@ -11,7 +11,7 @@ export function checkNodeVersion(version = process.versions.node): CheckResult {
   const detail = `${version} (package.json needs >=${wanted})`;
   return compareVersions(version, wanted) >= 0
     ? ok("Node.js", detail)
-    : fail("Node.js", detail, `install Node.js ${wanted} or later (https://nodejs.org, or \`nvm install 22\`)`);
+    : fail("Node.js", detail, `install Node.js ${wanted} or later (https://nodejs.org, or \`nvm install 24\`)`);
 }
 
 function compareVersions(a: string, b: string): number {

@@ -70,9 +70,11 @@ describe("unreachableReason: PUBLIC_BASE_URL as a remote gateway sees it", () =>
 
 describe("environment checks", () => {
   test.each([
-    ["20.9.0", "ok"],
-    ["22.1.0", "ok"],
-    ["20.8.1", "fail"],
+    ["22.12.0", "ok"],
+    ["24.11.0", "ok"],
+    ["26.0.0", "ok"],
+    ["22.11.0", "fail"],
+    ["20.19.0", "fail"],
     ["18.20.4", "fail"],
   ])("Node %s → %s", (version, status) => {
     expect(checkNodeVersion(version).status).toBe(status);
