@@ -1,6 +1,7 @@
 // The operator's hand on the ledger: grant or take an owner's credits, with a
 // reason. A take is refused past what the owner has (the balance never goes
-// below zero); a retried form (the same key) changes nothing.
+// below zero); a grant first pays what the owner owes (lib/credits/owed.ts);
+// a retried form (the same key) changes nothing.
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { isUniqueViolation, retryTransaction } from "@/lib/database/errors";
@@ -8,6 +9,7 @@ import { prisma } from "@/lib/db";
 import { publishCreditsChange } from "@/lib/events";
 import { AppError } from "@/lib/errors";
 import { appendEntry, formatCredits, lockCredits, readCreditBalance } from "./ledger";
+import { collectOwedIn } from "./owed";
 
 export const ADJUSTMENT_REASON_MAX_LENGTH = 200;
 const MAX_ADJUSTMENT = 1_000_000;
@@ -46,7 +48,8 @@ export async function adjustCredits({
             throw new AppError("conflict", `${ownerId} has ${formatCredits(balance)}: at most that can be taken.`);
           }
           await appendEntry(tx, { ownerId, kind: "ADJUSTMENT", amount, idempotencyKey: key, note: why });
-          return { applied: true, balance: balance + amount };
+          const collected = await collectOwedIn(tx, { ownerId, inflowKey: key, amount, source: "a grant by the operator" });
+          return { applied: true, balance: balance + amount - collected };
         }),
       { waitMs: 5_000 },
     );

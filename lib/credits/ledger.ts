@@ -5,12 +5,14 @@
 // their sum. Writes that may take credits (a hold, a clawback, an adjustment)
 // first write the owner's CreditLock row, so that "sum, then insert" is atomic
 // on PostgreSQL as SQLite's single writer makes it there. A capture or a
-// release only gives credits back, so it needs no lock.
+// release only gives credits back, so it needs no lock; like every write that
+// adds credits, it collects what the owner owes from them (owed.ts).
 import "server-only";
 import { prisma, type Transaction } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import type { CreditEntryKind } from "@/lib/generated/prisma/client";
 import { hitRateLimit } from "@/lib/rate-limit";
+import { collectOwedIn } from "./owed";
 import { formatCreditCount as formatCredits } from "./prices";
 import { welcomeGrantCredits, welcomeGrantsPerAddress } from "./pricing";
 
@@ -24,6 +26,10 @@ export const ledgerKey = {
   release: (generationId: string) => `release:${generationId}`,
   purchase: (checkoutSessionId: string) => `purchase:${checkoutSessionId}`,
   refund: (paymentIntentId: string, cumulative: number) => `refund:${paymentIntentId}:${cumulative}`,
+  dispute: (disputeId: string) => `dispute:${disputeId}`,
+  disputeWon: (disputeId: string) => `dispute:won:${disputeId}`,
+  /** Credits owed collected from an inflow (lib/credits/owed.ts); the outcome write's SQL builds the same key. */
+  collect: (inflowKey: string, checkoutSessionId: string) => `collect:${inflowKey}:${checkoutSessionId}`,
 } as const;
 
 /** Welcome grants, whoever they were first made for: a guest's grant that moved to an account counts for it. */
@@ -94,7 +100,9 @@ export async function grantWelcomeLocked(tx: Transaction, { ownerId, visitor }: 
     const { allowed } = await hitRateLimit({ key: `welcome:${visitor}`, limit: bound, windowSeconds: WELCOME_WINDOW_SECONDS, db: tx });
     if (!allowed) return;
   }
-  await tx.creditEntry.create({ data: { ownerId, kind: "GRANT", amount: credits, idempotencyKey: ledgerKey.welcome(ownerId), note: "welcome grant" } });
+  const key = ledgerKey.welcome(ownerId);
+  await tx.creditEntry.create({ data: { ownerId, kind: "GRANT", amount: credits, idempotencyKey: key, note: "welcome grant" } });
+  await collectOwedIn(tx, { ownerId, inflowKey: key, amount: credits, source: "the welcome grant" });
 }
 
 /** Appends one row; the caller made sure the key is new (under the owner's lock, or by a unique fact such as a new generation). */
@@ -150,7 +158,9 @@ export async function releaseHoldIn(tx: Transaction, { generationId, ownerId, no
   if (!hold) return 0;
   const settled = await tx.creditEntry.findUnique({ where: { settles: generationId }, select: { id: true } });
   if (settled) return 0;
-  await appendEntry(tx, { ownerId, kind: "RELEASE", amount: -hold.amount, idempotencyKey: ledgerKey.release(generationId), generationId, settles: generationId, note });
+  const key = ledgerKey.release(generationId);
+  await appendEntry(tx, { ownerId, kind: "RELEASE", amount: -hold.amount, idempotencyKey: key, generationId, settles: generationId, note });
+  await collectOwedIn(tx, { ownerId, inflowKey: key, amount: -hold.amount, source: "a released hold" });
   return -hold.amount;
 }
 

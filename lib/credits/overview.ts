@@ -13,6 +13,7 @@ export type CreditsOverview = {
   /** What successes cost users: their holds less what the captures gave back. */
   creditsCharged: number;
   creditsHeld: number;
+  /** Refunded or disputed credits already spent, not yet taken from new credits. */
   creditsOwed: number;
   /** What succeeded generations cost at the gateway (its credits, USD at this gateway). */
   gatewaySpent: number;
@@ -21,7 +22,7 @@ export type CreditsOverview = {
 export async function readCreditsOverview(): Promise<CreditsOverview> {
   const [sales, owed, kinds, captured, held, gateway] = await Promise.all([
     prisma.purchase.groupBy({ by: ["currency"], _sum: { amountTotal: true, amountRefunded: true }, _count: true }),
-    prisma.purchase.aggregate({ _sum: { creditsOwed: true } }),
+    prisma.purchase.aggregate({ _sum: { creditsOwed: true, creditsCollected: true } }),
     prisma.creditEntry.groupBy({ by: ["kind"], _sum: { amount: true } }),
     // The holds of captured generations: what they held, against what the captures gave back.
     prisma.$queryRaw<{ held: bigint | number | null }[]>`
@@ -35,11 +36,12 @@ export async function readCreditsOverview(): Promise<CreditsOverview> {
   const sum = (kind: string) => Number(kinds.find((k) => k.kind === kind)?._sum.amount ?? 0);
   return {
     sales: sales.map((s) => ({ currency: s.currency, paid: Number(s._sum.amountTotal ?? 0), refunded: Number(s._sum.amountRefunded ?? 0), purchases: s._count })),
-    creditsSold: sum("PURCHASE") + sum("REFUND"),
+    // Less what refunds and disputes took back, and what was collected of what they left owed.
+    creditsSold: sum("PURCHASE") + sum("REFUND") + sum("DISPUTE") + sum("COLLECT"),
     creditsGranted: sum("GRANT") + sum("ADJUSTMENT"),
     creditsCharged: Number(captured[0]?.held ?? 0) - sum("CAPTURE"),
     creditsHeld: Number(held[0]?.held ?? 0),
-    creditsOwed: Number(owed._sum.creditsOwed ?? 0),
+    creditsOwed: Number(owed._sum.creditsOwed ?? 0) - Number(owed._sum.creditsCollected ?? 0),
     gatewaySpent: Math.round(Number(gateway._sum.creditsConsumed ?? 0) * 10_000) / 10_000,
   };
 }

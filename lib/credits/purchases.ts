@@ -2,8 +2,9 @@
 // refund's share clawed back. The payment webhook verifies and maps Stripe's
 // events, then calls these; whatever the retries, the order or the concurrency
 // of its deliveries, each session is credited once and each refunded amount
-// taken back once. What a refund cannot take back (the credits were spent) is
-// recorded on the purchase as owed, for the operator.
+// taken back once. What a refund cannot take back (the credits were spent or
+// are held) is recorded on the purchase as owed and taken from the owner's
+// next credits (owed.ts). Disputes: disputes.ts.
 import "server-only";
 import { accountOwnerId } from "@/lib/auth/session";
 import { isUniqueViolation, retryTransaction } from "@/lib/database/errors";
@@ -11,6 +12,7 @@ import { prisma, type Transaction } from "@/lib/db";
 import { publishCreditsChange } from "@/lib/events";
 import type { Purchase } from "@/lib/generated/prisma/client";
 import { appendEntry, ledgerKey, lockCredits, readCreditBalance } from "./ledger";
+import { collectOwedIn, lockPurchases } from "./owed";
 import { findCreditPack } from "./prices";
 
 export type PaidCheckout = {
@@ -100,6 +102,7 @@ export async function creditPaidCheckout(paid: PaidCheckout): Promise<{ credited
             checkoutSessionId: paid.checkoutSessionId,
             note: `${paid.packId} pack`,
           });
+          await collectOwedIn(tx, { ownerId, inflowKey: ledgerKey.purchase(paid.checkoutSessionId), amount: paid.credits, source: "a purchase" });
           return true;
         }, TRANSACTION_OPTIONS),
       { waitMs: BUSY_WAIT_MS },
@@ -144,21 +147,10 @@ export async function refundCheckoutPayment(refund: { paymentIntentId: string; a
     purchase = await prisma.purchase.findUnique({ where: { paymentIntentId } });
     if (!purchase) return { known: false, clawedBack: 0, owed: 0 };
   }
-  const { checkoutSessionId } = purchase;
   const applied = await retryTransaction(
     () =>
       prisma.$transaction(async (tx) => {
-        // Read again under the lock: another delivery may have applied a larger figure meanwhile, and a
-        // guest → account claim may have moved the purchase since it was read above. Its new owner is
-        // locked too (after the old one: the claim's order), so the clawback is sized and written under
-        // the lock of the owner it is written for.
-        const locked = new Set<string>();
-        let current = purchase;
-        while (!locked.has(current.ownerId)) {
-          await lockCredits(tx, current.ownerId);
-          locked.add(current.ownerId);
-          current = await tx.purchase.findUniqueOrThrow({ where: { checkoutSessionId } });
-        }
+        const current = await lockPurchaseOwner(tx, purchase);
         return { ...(await applyRefund(tx, current, amountRefunded)), ownerId: current.ownerId };
       }, TRANSACTION_OPTIONS),
     { waitMs: BUSY_WAIT_MS },
@@ -167,21 +159,50 @@ export async function refundCheckoutPayment(refund: { paymentIntentId: string; a
   return { known: true, clawedBack: applied.clawedBack, owed: applied.owed };
 }
 
+/**
+ * Locks the purchase's owner's credits and purchases, then reads the purchase
+ * again: another delivery may have applied a larger figure meanwhile, and a
+ * guest → account claim may have moved the purchase since it was read. Its new
+ * owner is locked too (after the old one: the claim's order), so what is taken
+ * is sized and written under the locks of the owner it is written for. The
+ * purchases are locked before any balance is read (lib/credits/owed.ts).
+ */
+export async function lockPurchaseOwner(tx: Transaction, purchase: Purchase): Promise<Purchase> {
+  const locked = new Set<string>();
+  let current = purchase;
+  while (!locked.has(current.ownerId)) {
+    await lockCredits(tx, current.ownerId);
+    await lockPurchases(tx, current.ownerId);
+    locked.add(current.ownerId);
+    current = await tx.purchase.findUniqueOrThrow({ where: { checkoutSessionId: purchase.checkoutSessionId } });
+  }
+  return current;
+}
+
+/** Under the owner's locks: takes `due` credits, from the balance as far as it goes; the rest is owed, collected from the next credits. */
+export async function takeBackCredits(tx: Transaction, purchase: Purchase, due: number): Promise<{ clawedBack: number; owed: number }> {
+  const balance = await readCreditBalance(tx, purchase.ownerId);
+  const clawedBack = Math.max(0, Math.min(due, balance));
+  return { clawedBack, owed: Math.max(0, due) - clawedBack };
+}
+
+/** The history's words for credits owed. */
+export const owedNote = (owed: number) => (owed > 0 ? `${owed.toLocaleString("en-US")} credit${owed === 1 ? "" : "s"} owed, taken from your next credits` : null);
+
 /** Under the owner's lock: what the cumulative refund adds to what was already taken back or owed. */
 async function applyRefund(tx: Transaction, purchase: Purchase, amountRefunded: number): Promise<{ clawedBack: number; owed: number }> {
   const cumulative = Math.min(amountRefunded, purchase.amountTotal);
   if (cumulative <= purchase.amountRefunded) return { clawedBack: 0, owed: 0 };
-  const due = refundedCredits(purchase.credits, cumulative, purchase.amountTotal) - purchase.creditsClawedBack - purchase.creditsOwed;
-  const balance = await readCreditBalance(tx, purchase.ownerId);
-  const clawedBack = Math.max(0, Math.min(due, balance));
-  const owed = due - clawedBack;
+  // An open or lost dispute took every credit already: a refund then has nothing left to take.
+  const due = Math.max(0, refundedCredits(purchase.credits, cumulative, purchase.amountTotal) - purchase.creditsClawedBack - purchase.creditsOwed);
+  const { clawedBack, owed } = await takeBackCredits(tx, purchase, due);
   await appendEntry(tx, {
     ownerId: purchase.ownerId,
     kind: "REFUND",
     amount: -clawedBack,
     idempotencyKey: ledgerKey.refund(purchase.paymentIntentId!, cumulative),
     checkoutSessionId: purchase.checkoutSessionId,
-    note: `refunded ${cumulative} of ${purchase.amountTotal} ${purchase.currency}${owed > 0 ? `; ${owed} credits already spent, owed` : ""}`,
+    note: owedNote(owed) ?? undefined,
   });
   await tx.purchase.update({
     where: { checkoutSessionId: purchase.checkoutSessionId },

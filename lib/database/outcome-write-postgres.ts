@@ -11,7 +11,8 @@ import { deliveryDetail, type OutcomeWrite, type OutcomeWriter } from "./outcome
 // $6 source, $7 outcome if matched, $8 reportedState, $9 detail,
 // $10 duplicateOf, $11 record when not matched, $12 only if held;
 // a terminal change adds $13 state … $18 gatewayMetadata, $19 resultUrlsDropped,
-// and its settlement $20 kind (null: none), $21 charge, $22 key, $23 the hold's key, $24 note, $25 note over the hold.
+// and its settlement $20 kind (null: none), $21 charge, $22 key, $23 the hold's key, $24 note, $25 note over the hold,
+// $26 the note of what it collects of credits owed.
 const SET_TERMINAL = `"state" = $13::"GenerationState", "resultUrls" = $14::text, "creditsConsumed" = $15::double precision,
     "errorCode" = $16::text, "errorMessage" = $17::text, "gatewayMetadata" = $18::text, "resultUrlsDropped" = $19::integer, "completedAt" = $3::timestamp(3),`;
 
@@ -26,6 +27,12 @@ const SET_TERMINAL = `"state" = $13::"GenerationState", "resultUrls" = $14::text
 // `settled` inserts only FROM `updated`: only the write that moved the row
 // settles, with the owner the row has under its lock (a claim that moved the
 // generation moved its hold too). It gives back what the hold did not cost.
+//
+// What it gives back pays what the owner owes first (lib/credits/owed.ts):
+// `debts` locks every purchase of the owner (FOR UPDATE, whatever they owe,
+// so a refund being written is waited for) and reads each one's latest
+// version; `shares` takes from the oldest first, at most what came back;
+// `collected` and `collection` record it on the purchases and as COLLECT rows.
 const SETTLEMENT = `, settled AS (
   INSERT INTO "CreditEntry" ("ownerId", "kind", "amount", "idempotencyKey", "generationId", "settles", "note", "createdAt")
   SELECT u."ownerId", $20::text::"CreditEntryKind",
@@ -36,7 +43,25 @@ const SETTLEMENT = `, settled AS (
   FROM updated AS u JOIN "CreditEntry" AS h ON h."idempotencyKey" = $23::text
   WHERE $20::text IS NOT NULL AND NOT EXISTS (SELECT FROM "CreditEntry" AS s WHERE s."settles" = $1)
   ON CONFLICT DO NOTHING
-  RETURNING "kind", "amount", "note"
+  RETURNING "ownerId", "kind", "amount", "note"
+), debts AS MATERIALIZED (
+  SELECT p."checkoutSessionId", p."creditsOwed" - p."creditsCollected" AS "outstanding", p."createdAt"
+  FROM "Purchase" AS p
+  WHERE p."ownerId" = (SELECT "ownerId" FROM settled WHERE "amount" > 0)
+  FOR UPDATE
+), shares AS MATERIALIZED (
+  SELECT d."checkoutSessionId",
+    LEAST(d."outstanding", s."amount" - (SUM(d."outstanding") OVER (ORDER BY d."createdAt", d."checkoutSessionId") - d."outstanding")) AS "take"
+  FROM debts AS d CROSS JOIN settled AS s WHERE d."outstanding" > 0
+), collected AS (
+  UPDATE "Purchase" AS p SET "creditsCollected" = p."creditsCollected" + c."take", "updatedAt" = $3::timestamp(3)
+  FROM shares AS c WHERE p."checkoutSessionId" = c."checkoutSessionId" AND c."take" > 0
+  RETURNING p."checkoutSessionId"
+), collection AS (
+  INSERT INTO "CreditEntry" ("ownerId", "kind", "amount", "idempotencyKey", "generationId", "checkoutSessionId", "note", "createdAt")
+  SELECT s."ownerId", 'COLLECT'::"CreditEntryKind", -c."take", 'collect:' || $22::text || ':' || c."checkoutSessionId", $1, c."checkoutSessionId", $26::text, $3::timestamp(3)
+  FROM shares AS c CROSS JOIN settled AS s WHERE c."take" > 0
+  RETURNING "amount"
 )`;
 
 const statement = (set: string, settlement = "") => `WITH updated AS (
@@ -60,7 +85,9 @@ const statement = (set: string, settlement = "") => `WITH updated AS (
 )${settlement}
 SELECT u."id", u."state", u."createdAt" AT TIME ZONE 'UTC' AS "createdAt", u."updatedAt" AT TIME ZONE 'UTC' AS "updatedAt", u."ownerId",
   u."deletedAt" AT TIME ZONE 'UTC' AS "deletedAt", u."callbackEnabled", d."id" AS "deliveryId", d."outcome"${
-    settlement ? `, s."kind" AS "settledKind", s."amount" AS "settledAmount", s."note" AS "settledNote"` : ""
+    settlement
+      ? `, s."kind" AS "settledKind", s."amount" AS "settledAmount", s."note" AS "settledNote", (SELECT -SUM("amount") FROM collection) AS "collected"`
+      : ""
   }
 FROM (SELECT) AS one LEFT JOIN updated AS u ON true LEFT JOIN delivery AS d ON true${settlement ? " LEFT JOIN settled AS s ON true" : ""}`;
 
@@ -82,6 +109,7 @@ type ResultRow = {
   settledKind?: "CAPTURE" | "RELEASE" | null;
   settledAmount?: number | null;
   settledNote?: string | null;
+  collected?: number | string | null;
 };
 
 export function createPostgresOutcomeWriter(pool: pg.Pool): OutcomeWriter {
@@ -104,7 +132,12 @@ export function createPostgresOutcomeWriter(pool: pg.Pool): OutcomeWriter {
             },
       delivery: result.deliveryId === null ? null : { id: result.deliveryId, outcome: result.outcome! },
       settled: result.settledKind
-        ? { kind: result.settledKind, amount: Number(result.settledAmount), overHold: result.settledNote === write.settlement?.overNote }
+        ? {
+            kind: result.settledKind,
+            amount: Number(result.settledAmount),
+            overHold: result.settledNote === write.settlement?.overNote,
+            collected: Number(result.collected ?? 0),
+          }
         : null,
     };
   };
@@ -142,5 +175,6 @@ function parameters({ generationId, taskId, change, replacesFailureCode, created
     settlement?.holdKey ?? null,
     settlement?.note ?? null,
     settlement?.overNote ?? null,
+    settlement?.collectNote ?? null,
   ];
 }

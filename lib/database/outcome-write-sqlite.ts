@@ -1,5 +1,5 @@
-// The outcome write on SQLite (and libSQL servers): two statements (three
-// with a credit settlement) in one short transaction, sent as one batch
+// The outcome write on SQLite (and libSQL servers): two statements (five
+// with a credit settlement and what it collects) in one short transaction, sent as one batch
 // (BEGIN IMMEDIATE … COMMIT on a file, one request to a server). The delivery
 // INSERT reads changes(), the rows the UPDATE just changed, so nothing goes
 // back to JavaScript in between.
@@ -44,6 +44,27 @@ const INSERT_SETTLEMENT = `INSERT INTO "CreditEntry" ("ownerId", "kind", "amount
   ON CONFLICT DO NOTHING
   RETURNING "kind", "amount", "note"`;
 
+// What the settlement gives back pays what the owner owes first
+// (lib/credits/owed.ts), oldest purchase first, at most what came back: only
+// when this write inserted the settlement (changes() is the INSERT before it).
+const INSERT_COLLECTION = `INSERT INTO "CreditEntry" ("ownerId", "kind", "amount", "idempotencyKey", "generationId", "checkoutSessionId", "note", "createdAt")
+  SELECT d."ownerId", 'COLLECT', -d."take", 'collect:' || :settleKey || ':' || d."checkoutSessionId", :id, d."checkoutSessionId", :collectNote, :now
+  FROM (
+    SELECT s."ownerId", p."checkoutSessionId",
+      MIN(p."creditsOwed" - p."creditsCollected",
+        s."amount" - (SUM(p."creditsOwed" - p."creditsCollected") OVER (ORDER BY p."createdAt", p."checkoutSessionId") - (p."creditsOwed" - p."creditsCollected"))) AS "take"
+    FROM "CreditEntry" s JOIN "Purchase" p ON p."ownerId" = s."ownerId"
+    WHERE s."idempotencyKey" = :settleKey AND s."amount" > 0 AND changes() > 0 AND p."creditsOwed" > p."creditsCollected"
+  ) AS d
+  WHERE d."take" > 0
+  RETURNING "amount"`;
+
+// The purchases the rows just inserted paid (changes() is that INSERT's count).
+const UPDATE_COLLECTED = `UPDATE "Purchase" SET
+    "creditsCollected" = "creditsCollected" - (SELECT e."amount" FROM "CreditEntry" e WHERE e."idempotencyKey" = 'collect:' || :settleKey || ':' || "Purchase"."checkoutSessionId"),
+    "updatedAt" = :now
+  WHERE changes() > 0 AND EXISTS (SELECT 1 FROM "CreditEntry" e WHERE e."idempotencyKey" = 'collect:' || :settleKey || ':' || "Purchase"."checkoutSessionId")`;
+
 /** DateTime as Prisma's libSQL adapter writes it (ISO 8601, "+00:00"), so that Prisma reads it back and compares it as text. */
 export const sqliteDateTime = (date: Date) => date.toISOString().replace("Z", "+00:00");
 
@@ -78,7 +99,7 @@ export function createSqliteOutcomeWriter({
     let next = 0;
     return writes.map((write, i) => {
       const mine = results.slice(next, (next += statements[i]!.length));
-      return readResult(write, mine[0]!, mine[1]!, mine[2]);
+      return readResult(write, mine[0]!, mine[1]!, mine[2], mine[3]);
     });
   };
 
@@ -129,11 +150,13 @@ function statementsOf(write: OutcomeWrite): InStatement[] {
     { sql: write.change.kind === "terminal" ? UPDATE_TERMINAL : UPDATE_HEARD, args },
     { sql: INSERT_DELIVERY, args },
   ];
-  if (write.change.kind === "terminal" && write.settlement) statements.push({ sql: INSERT_SETTLEMENT, args });
+  if (write.change.kind === "terminal" && write.settlement) {
+    statements.push({ sql: INSERT_SETTLEMENT, args }, { sql: INSERT_COLLECTION, args }, { sql: UPDATE_COLLECTED, args });
+  }
   return statements;
 }
 
-function readResult(write: OutcomeWrite, updated: ResultSet, inserted: ResultSet, settlement: ResultSet | undefined): WrittenOutcome {
+function readResult(write: OutcomeWrite, updated: ResultSet, inserted: ResultSet, settlement: ResultSet | undefined, collection: ResultSet | undefined): WrittenOutcome {
   const row = updated.rows[0];
   const delivery = inserted.rows[0];
   const settled = settlement?.rows[0];
@@ -151,7 +174,12 @@ function readResult(write: OutcomeWrite, updated: ResultSet, inserted: ResultSet
       : null,
     delivery: delivery ? { id: Number(delivery.id), outcome: delivery.outcome as DeliveryOutcome } : null,
     settled: settled
-      ? { kind: settled.kind as "CAPTURE" | "RELEASE", amount: Number(settled.amount), overHold: settled.note === write.settlement?.overNote }
+      ? {
+          kind: settled.kind as "CAPTURE" | "RELEASE",
+          amount: Number(settled.amount),
+          overHold: settled.note === write.settlement?.overNote,
+          collected: (collection?.rows ?? []).reduce((sum, r) => sum - Number(r.amount), 0),
+        }
       : null,
   };
 }
@@ -176,6 +204,7 @@ function namedArgs({ generationId, taskId, change, replacesFailureCode, createdA
                 charge: settlement.charge,
                 note: settlement.note,
                 overNote: settlement.overNote,
+                collectNote: settlement.collectNote,
               }
             : {}),
         }

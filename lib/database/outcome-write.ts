@@ -1,7 +1,8 @@
 // The hot write of the single writer, as one unit on every engine: a
 // generation's conditional update, the delivery row that records what came of
 // it and, on a terminal change, the capture or release of the generation's
-// credit hold (lib/credits) are stored together or not at all. One statement on PostgreSQL
+// credit hold (lib/credits), with what it collects of credits the owner owes
+// (lib/credits/owed.ts), are stored together or not at all. One statement on PostgreSQL
 // (outcome-write-postgres.ts), one short transaction on SQLite
 // (outcome-write-sqlite.ts), both without Prisma's per-query cost.
 import type { DeliveryOutcome, DeliverySource, GenerationState } from "@/lib/generated/prisma/client";
@@ -49,6 +50,8 @@ export type OutcomeWrite = {
     charge: number | null;
     note: string;
     overNote: string;
+    /** The note of the COLLECT rows that take what the owner owes from what the settlement gives back. */
+    collectNote: string;
   };
   now: Date;
   delivery: {
@@ -75,7 +78,7 @@ export type WrittenOutcome = {
   /** The delivery stored with it, if any. */
   delivery: { id: number; outcome: DeliveryOutcome } | null;
   /** The credit row that settled the hold, if this write settled it. */
-  settled: { kind: "CAPTURE" | "RELEASE"; amount: number; overHold: boolean } | null;
+  settled: { kind: "CAPTURE" | "RELEASE"; amount: number; overHold: boolean; collected: number } | null;
 };
 
 export type OutcomeWriter = (write: OutcomeWrite) => Promise<WrittenOutcome>;

@@ -10,7 +10,7 @@ import { fail, ok, warn, type CheckResult } from "./check";
 const NAME = "Payments";
 const WEBHOOK_NAME = "Payment webhooks";
 /** The events lib/payments/receive-stripe-event.ts acts on. */
-export const STRIPE_EVENTS_USED = ["checkout.session.completed", "checkout.session.async_payment_succeeded", "charge.refunded"] as const;
+export const STRIPE_EVENTS_USED = ["checkout.session.completed", "checkout.session.async_payment_succeeded", "charge.refunded", "charge.dispute.created", "charge.dispute.closed"] as const;
 
 export async function checkPayments({
   settings,

@@ -128,13 +128,21 @@ async function warnIfFree(generationId: string): Promise<CreditCharge | undefine
 function settlementFor(generationId: string, snapshot: TaskSnapshot): OutcomeWrite["settlement"] {
   const holdKey = ledgerKey.hold(generationId);
   if (snapshot.state !== "SUCCESS") {
-    return { kind: "RELEASE", key: ledgerKey.release(generationId), holdKey, charge: null, note: `task ${snapshot.state.toLowerCase()}`, overNote: "" };
+    return { kind: "RELEASE", key: ledgerKey.release(generationId), holdKey, charge: null, note: `task ${snapshot.state.toLowerCase()}`, overNote: "", collectNote: "a released hold" };
   }
   const consumed = snapshot.creditsConsumed !== null && Number.isFinite(snapshot.creditsConsumed) ? snapshot.creditsConsumed : null;
   // Bounded before it reaches SQL (a 32-bit column on PostgreSQL); the write caps it at the hold.
   const charge = gatewayChargeCredits(consumed, creditPricing());
   const reported = consumed === null ? "the gateway did not say what it charged: the hold" : `the gateway charged ${consumed} (${charge} credits)`;
-  return { kind: "CAPTURE", key: ledgerKey.capture(generationId), holdKey, charge, note: reported, overNote: `${reported}, above the hold: captured at the hold` };
+  return {
+    kind: "CAPTURE",
+    key: ledgerKey.capture(generationId),
+    holdKey,
+    charge,
+    note: reported,
+    overNote: `${reported}, above the hold: captured at the hold`,
+    collectNote: "a finished video's unused hold",
+  };
 }
 
 function terminalChange(snapshot: TaskSnapshot, state: "SUCCESS" | "FAILURE"): Extract<OutcomeChange, { kind: "terminal" }> {

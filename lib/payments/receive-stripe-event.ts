@@ -6,7 +6,13 @@
 //   checkout.session.completed, paid        → credit
 //   checkout.session.async_payment_succeeded → credit (a delayed method cleared)
 //   charge.refunded                         → claw back the refunded share
+//   charge.dispute.created                  → take the pack's credits back, like a full refund
+//   charge.dispute.closed, won (or an inquiry closed) → give back what the dispute took, once
+//   charge.dispute.closed, lost             → keep them taken
 //   anything else                           → 2xx, ignored
+// What a refund or a dispute cannot take (spent or held credits) is owed and
+// taken from the owner's next credits (lib/credits/owed.ts). Every dispute
+// event is logged for the operator.
 // With credits off (CREDITS_ENABLED=false) nothing new is sold, but a payment
 // that still arrives (a checkout opened before, a refund) is money that moved:
 // it is recorded as with credits on, and a purchase is logged for the operator.
@@ -17,6 +23,7 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { creditsEnabled } from "@/lib/credits/pricing";
 import { findCreditPack } from "@/lib/credits/prices";
+import { applyDispute, type DisputeChange } from "@/lib/credits/disputes";
 import { creditPaidCheckout, PaymentRefusedError, refundCheckoutPayment } from "@/lib/credits/purchases";
 import { stripeClient } from "./stripe-client";
 
@@ -30,6 +37,8 @@ export type StripeEventOutcome =
   | "refused"
   | "refund_applied"
   | "refund_pending"
+  | "dispute_applied"
+  | "dispute_unknown"
   | "ignored";
 
 const metadataSchema = z.object({
@@ -68,6 +77,15 @@ async function applyEvent(event: Stripe.Event): Promise<StripeEventOutcome> {
       return creditSession(event.data.object, event.id);
     case "charge.refunded":
       return refundCharge(event.data.object, event.id);
+    case "charge.dispute.created":
+      return changeDispute(event.data.object, event.id, "opened");
+    case "charge.dispute.closed": {
+      const status = event.data.object.status;
+      if (status === "won" || status === "warning_closed") return changeDispute(event.data.object, event.id, "won");
+      if (status === "lost") return changeDispute(event.data.object, event.id, "lost");
+      console.warn(`[framehook] Stripe dispute ${event.data.object.id} (event ${event.id}) closed as "${status}": nothing changed`);
+      return "ignored";
+    }
     default:
       return "ignored";
   }
@@ -123,6 +141,29 @@ async function refundCharge(charge: Stripe.Charge, eventId: string): Promise<Str
     console.error(`[framehook] Stripe refund of ${paymentIntentId} (event ${eventId}) not applied: ${error.message}`);
     return "refused";
   }
+}
+
+async function changeDispute(dispute: Stripe.Dispute, eventId: string, change: DisputeChange): Promise<StripeEventOutcome> {
+  const paymentIntentId = idOf(dispute.payment_intent);
+  const about = `Stripe dispute ${dispute.id} of ${paymentIntentId ?? idOf(dispute.charge)} (event ${eventId}, ${change}, ${dispute.amount} ${dispute.currency}, reason ${dispute.reason})`;
+  if (!paymentIntentId) {
+    console.error(`[framehook] ${about}: no payment intent, so no purchase to apply it to. Check it in the Stripe dashboard.`);
+    return "dispute_unknown";
+  }
+  const result = await applyDispute({ paymentIntentId, disputeId: dispute.id, change });
+  if (!result.known) {
+    console.error(`[framehook] ${about}: no purchase was paid by it; nothing taken. Check it in the Stripe dashboard.`);
+    return "dispute_unknown";
+  }
+  if (result.otherDispute) {
+    console.error(`[framehook] ${about}: the purchase is already under dispute ${result.otherDispute}; nothing changed.`);
+    return "dispute_unknown";
+  }
+  // The operator hears of every dispute event, applied or repeated.
+  console.warn(
+    `[framehook] ${about}: owner ${result.ownerId}, dispute ${result.status ?? "not open"}; took ${result.taken} credits, ${result.owed} owed, gave back ${result.returned}`,
+  );
+  return "dispute_applied";
 }
 
 const idOf = (value: string | { id: string } | null | undefined): string | null => (typeof value === "string" ? value : (value?.id ?? null));

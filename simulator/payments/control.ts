@@ -1,5 +1,5 @@
 // The /__control API tests and demos drive: act as the buyer (pay, decline,
-// pay later, settle), refund, shape deliveries (rules: duplicates, delay,
+// pay later, settle), refund, dispute (open, then won or lost), shape deliveries (rules: duplicates, delay,
 // drop, hold; hold everything and release it in another order; resend a
 // storm of copies), change settings, and read back events and attempts.
 import type http from "node:http";
@@ -22,12 +22,13 @@ const holdSchema = z.strictObject({ hold: z.boolean().default(true) });
 const releaseSchema = z.strictObject({ order: z.enum(["emitted", "reverse"]).default("emitted"), session: z.string().optional() });
 const resendSchema = z.strictObject({ copies: z.number().int().min(1).max(100).default(1) });
 const refundSchema = z.strictObject({ amount: z.number().int().min(1).optional() });
+const disputeSchema = z.strictObject({ reason: z.string().min(1).max(50).optional() });
 
 export type ControlContext = { store: PaymentStore; sender: WebhookSender; settings: RuntimeSettings; log: (line: string) => void; reset: () => void };
 
 export async function handleControl({ store, sender, settings, log, reset }: ControlContext, req: http.IncomingMessage, url: URL): Promise<Reply> {
   const route = `${req.method} ${url.pathname}`;
-  const sessionAction = url.pathname.match(/^\/__control\/sessions\/([^/]+)\/(pay|decline|pay-later|succeed|fail|refund)$/);
+  const sessionAction = url.pathname.match(/^\/__control\/sessions\/([^/]+)\/(pay|decline|pay-later|succeed|fail|refund|dispute|dispute-won|dispute-lost)$/);
   const resend = url.pathname.match(/^\/__control\/events\/([^/]+)\/resend$/);
   const oneSession = url.pathname.match(/^\/__control\/sessions\/([^/]+)$/);
   try {
@@ -48,6 +49,13 @@ export async function handleControl({ store, sender, settings, log, reset }: Con
           const { amount } = parse(refundSchema, body ?? {});
           return ok(store.refund({ paymentIntent: store.paymentIntentOf(id), amount }));
         }
+        case "dispute": {
+          const { reason } = parse(disputeSchema, body ?? {});
+          return ok(store.openDispute({ paymentIntent: store.paymentIntentOf(id), reason }));
+        }
+        case "dispute-won":
+        case "dispute-lost":
+          return ok(store.closeDispute({ paymentIntent: store.paymentIntentOf(id), outcome: sessionAction[2] === "dispute-won" ? "won" : "lost" }));
       }
     }
     if (oneSession && req.method === "GET") {

@@ -71,6 +71,22 @@ export type Refund = {
   metadata: Record<string, string>;
 };
 
+/** A chargeback: Stripe's Dispute object, as far as the kit reads it. */
+export type Dispute = {
+  id: string;
+  object: "dispute";
+  amount: number;
+  charge: string;
+  created: number;
+  currency: string;
+  livemode: false;
+  payment_intent: string;
+  reason: string;
+  status: "needs_response" | "under_review" | "won" | "lost";
+  is_charge_refundable: boolean;
+  metadata: Record<string, string>;
+};
+
 export type StripeEvent = {
   id: string;
   object: "event";
@@ -96,6 +112,7 @@ export class PaymentStore {
   readonly intents = new Map<string, PaymentIntent>();
   readonly charges = new Map<string, Charge>();
   readonly refunds = new Map<string, Refund>();
+  readonly disputes = new Map<string, Dispute>();
   readonly events: StripeEvent[] = [];
   /** Which session each PaymentIntent was made for (a declined attempt's too, which the session does not name). */
   readonly intentSessions = new Map<string, string>();
@@ -214,6 +231,45 @@ export class PaymentStore {
     return refund;
   }
 
+  /**
+   * The buyer's bank disputes the charge: charge.dispute.created with the
+   * dispute (needs_response). A charge is disputed once, as at Stripe.
+   */
+  openDispute({ paymentIntent, reason = "fraudulent" }: { paymentIntent: string; reason?: string }): Dispute {
+    const intent = this.intents.get(paymentIntent);
+    if (!intent) throw new PaymentError(404, "resource_missing", `No such payment_intent: '${paymentIntent}'`, "payment_intent");
+    const charge = intent.latest_charge ? this.charges.get(intent.latest_charge) : undefined;
+    if (!charge || charge.status !== "succeeded") throw new PaymentError(400, "charge_not_disputable", `PaymentIntent ${paymentIntent} has no successful charge to dispute.`, "payment_intent");
+    if ([...this.disputes.values()].some((d) => d.charge === charge.id)) throw new PaymentError(400, "charge_already_disputed", `Charge ${charge.id} is already disputed.`);
+    const dispute: Dispute = {
+      id: newId("dp"),
+      object: "dispute",
+      amount: charge.amount - charge.amount_refunded,
+      charge: charge.id,
+      created: now(),
+      currency: charge.currency,
+      livemode: false,
+      payment_intent: intent.id,
+      reason,
+      status: "needs_response",
+      is_charge_refundable: false,
+      metadata: {},
+    };
+    this.disputes.set(dispute.id, dispute);
+    this.emitEvent("charge.dispute.created", dispute);
+    return dispute;
+  }
+
+  /** The dispute is decided: charge.dispute.closed with status won or lost. */
+  closeDispute({ paymentIntent, outcome }: { paymentIntent: string; outcome: "won" | "lost" }): Dispute {
+    const dispute = [...this.disputes.values()].find((d) => d.payment_intent === paymentIntent);
+    if (!dispute) throw new PaymentError(404, "resource_missing", `PaymentIntent ${paymentIntent} has no dispute.`, "payment_intent");
+    if (dispute.status === "won" || dispute.status === "lost") throw new PaymentError(400, "dispute_closed", `Dispute ${dispute.id} is already ${dispute.status}.`);
+    dispute.status = outcome;
+    this.emitEvent("charge.dispute.closed", dispute);
+    return dispute;
+  }
+
   /** A session's PaymentIntent id, for a refund named by the session. */
   paymentIntentOf(sessionId: string): string {
     const intent = this.session(sessionId).payment_intent;
@@ -242,6 +298,7 @@ export class PaymentStore {
     this.intents.clear();
     this.charges.clear();
     this.refunds.clear();
+    this.disputes.clear();
     this.intentSessions.clear();
     this.events.length = 0;
   }
@@ -298,7 +355,7 @@ export class PaymentStore {
     return `${this.publicUrl()}/receipts/${chargeId}`;
   }
 
-  private emitEvent(type: string, object: Session | Charge | PaymentIntent | Refund): void {
+  private emitEvent(type: string, object: Session | Charge | PaymentIntent | Refund | Dispute): void {
     const data = object.object === "checkout.session" ? this.view(object) : copy(object);
     const event: StripeEvent = {
       id: newId("evt"),

@@ -7,13 +7,16 @@
 // (0 to 3 copies, shuffled with other tasks' callbacks, some sent at once), a
 // contradictory callback after the outcome, a gallery read that polls, a
 // cron run, a purchase (its completion sent up to 3 times, sometimes after a
-// refund of it) and refunds, partial or full. A model
+// refund of it), refunds, partial or full, and disputes (opened, won, lost, in
+// any order, up to 3 copies). A model
 // (tests/support/credit-model.ts) follows it; after every step the owner's
 // balance and what is held (GET /api/credits) are the model's, and after the
 // run is drained (every task finished and its outcome applied, waited for on
 // the rows) the ledger is checked row by row: balance = grants + purchases −
-// captures − open holds − clawbacks, one settlement per generation, a capture
-// only for a SUCCESS the gateway reported, each Checkout Session credited once.
+// captures − open holds − clawbacks − disputed − what was owed and collected,
+// one settlement per generation, a capture only for a SUCCESS the gateway
+// reported, each Checkout Session credited once, what is owed taken from the
+// next credits and never below zero.
 //
 // A failure prints fast-check's seed and path; to replay it:
 //   CREDIT_PROPERTIES_SEED=<seed> CREDIT_PROPERTIES_PATH=<path> npx vitest run tests/integration/credit-properties.test.ts
@@ -23,8 +26,12 @@ import Stripe from "stripe";
 import { afterAll, describe, expect, test } from "vitest";
 import { startApp, waitFor } from "../support/app";
 import {
+  applyDispute,
   applyRefund,
   completedEvent,
+  disputeEvent,
+  inflow,
+  newBuy,
   DEFAULT_SECONDS,
   gatewayUsd,
   holdFor,
@@ -80,7 +87,8 @@ type Command =
   | { kind: "poll" }
   | { kind: "cron" }
   | { kind: "purchase"; pack: PackId; copies: number; atOnce: boolean; refundFirst: Share | null }
-  | { kind: "refund"; pick: number; share: Share };
+  | { kind: "refund"; pick: number; share: Share }
+  | { kind: "dispute"; pick: number; change: "opened" | "won" | "lost"; copies: number; atOnce: boolean };
 
 const pick = fc.nat({ max: 20 });
 const share = fc.constantFrom<Share>("quarter", "half", "full");
@@ -123,6 +131,16 @@ const command: fc.Arbitrary<Command> = fc.oneof(
     }),
   },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("refund" as const), pick, share }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant("dispute" as const),
+      pick,
+      change: fc.constantFrom("opened" as const, "opened" as const, "won" as const, "lost" as const),
+      copies: fc.integer({ min: 1, max: 3 }),
+      atOnce: fc.boolean(),
+    }),
+  },
 );
 
 // ---------------------------------------------------------------------------
@@ -177,7 +195,7 @@ async function runSequence(commands: Command[]) {
   const visitor = app.visitor();
   expect(await creditsOf(visitor)).toEqual({ credits: WELCOME, held: 0 });
   const ownerId = await visitor.ownerId();
-  const m: Model = { balance: WELCOME, held: 0, purchases: 0, charges: 0, clawbacks: 0, gens: [], buys: [] };
+  const m: Model = { balance: WELCOME, held: 0, purchases: 0, charges: 0, clawbacks: 0, disputed: 0, collections: 0, gens: [], buys: [] };
   const withTask = () => m.gens.filter((g) => g.state !== "SUBMIT_FAILED");
   const at = <T>(list: T[], i: number) => (list.length === 0 ? undefined : list[i % list.length]);
 
@@ -238,6 +256,9 @@ async function runSequence(commands: Command[]) {
           expect(response.status, JSON.stringify(body)).toBe(422);
           expect(body.generation?.state).toBe("SUBMIT_FAILED");
           m.gens.push({ ...g, id: body.generation!.id, state: "SUBMIT_FAILED", finished: true });
+          // Its release is credits coming in like any other: what is owed is paid from it.
+          m.balance -= hold;
+          inflow(m, hold);
           return;
         }
         expect(response.status, JSON.stringify(body)).toBe(201);
@@ -293,8 +314,7 @@ async function runSequence(commands: Command[]) {
       case "cron":
         return pollWith(cronRun);
       case "purchase": {
-        const id = randomUUID().replaceAll("-", "");
-        const b: Buy = { sessionId: `cs_test_prop_${id}`, paymentIntentId: `pi_test_prop_${id}`, pack: c.pack, amountRefunded: 0, clawedBack: 0, owed: 0, early: 0 };
+        const b = newBuy(randomUUID().replaceAll("-", ""), c.pack);
         if (c.refundFirst) {
           // Events arrive in any order: a refund before the session's completion waits for it.
           expect(await sendStripe(refundedEvent(b, refundedAmount(b.pack, c.refundFirst)))).toBe("refund_pending");
@@ -305,8 +325,9 @@ async function runSequence(commands: Command[]) {
           ? await Promise.all(Array.from({ length: c.copies }, () => sendStripe(event)))
           : await Array.from({ length: c.copies }).reduce<Promise<string[]>>(async (done) => [...(await done), await sendStripe(event)], Promise.resolve([]));
         expect([...outcomes].sort()).toEqual(["credited", ...Array<string>(c.copies - 1).fill("already_credited")].sort());
+        // The purchase pays what earlier purchases' refunds and disputes left owed.
+        inflow(m, PACKS[b.pack].credits);
         m.buys.push(b);
-        m.balance += PACKS[b.pack].credits;
         m.purchases += PACKS[b.pack].credits;
         if (b.early > 0) applyRefund(m, b, b.early);
         return;
@@ -315,12 +336,23 @@ async function runSequence(commands: Command[]) {
         const b = at(m.buys, c.pick);
         if (!b) {
           // A refund of a payment that bought no credits (yet): remembered, nothing changes.
-          const stranger: Buy = { sessionId: "", paymentIntentId: `pi_test_prop_${randomUUID().replaceAll("-", "")}`, pack: "starter", amountRefunded: 0, clawedBack: 0, owed: 0, early: 0 };
+          const stranger: Buy = newBuy(randomUUID().replaceAll("-", ""), "starter");
           expect(await sendStripe(refundedEvent(stranger, refundedAmount("starter", c.share)))).toBe("refund_pending");
           return;
         }
         expect(await sendStripe(refundedEvent(b, refundedAmount(b.pack, c.share)))).toBe("refund_applied");
         applyRefund(m, b, refundedAmount(b.pack, c.share));
+        return;
+      }
+      case "dispute": {
+        const b = at(m.buys, c.pick);
+        if (!b) return;
+        const event = disputeEvent(b, c.change);
+        const outcomes = c.atOnce
+          ? await Promise.all(Array.from({ length: c.copies }, () => sendStripe(event)))
+          : await Array.from({ length: c.copies }).reduce<Promise<string[]>>(async (done) => [...(await done), await sendStripe(event)], Promise.resolve([]));
+        expect(outcomes).toEqual(outcomes.map(() => "dispute_applied"));
+        applyDispute(m, b, c.change);
         return;
       }
     }
@@ -343,7 +375,7 @@ async function runSequence(commands: Command[]) {
 async function checkLedger(ownerId: string, m: Model, seen: { credits: number; held: number }) {
   // The model's own arithmetic, then the app's balance against it.
   expect(m.held).toBe(0);
-  expect(m.balance).toBe(WELCOME + m.purchases - m.charges - m.held - m.clawbacks);
+  expect(m.balance).toBe(WELCOME + m.purchases - m.charges - m.held - m.clawbacks - m.disputed - m.collections);
   expect(seen).toEqual({ credits: m.balance, held: 0 });
 
   const entries = await prisma.creditEntry.findMany({ where: { ownerId }, orderBy: { id: "asc" } });
@@ -351,6 +383,8 @@ async function checkLedger(ownerId: string, m: Model, seen: { credits: number; h
   expect(sum("GRANT")).toBe(WELCOME);
   expect(sum("PURCHASE")).toBe(m.purchases);
   expect(-sum("REFUND") + 0).toBe(m.clawbacks);
+  expect(-sum("DISPUTE") + 0).toBe(m.disputed);
+  expect(-sum("COLLECT") + 0).toBe(m.collections);
   expect(-sum("HOLD") + 0).toBe(m.gens.reduce((s, g) => s + g.hold, 0));
   expect(entries.reduce((s, e) => s + e.amount, 0)).toBe(m.balance);
 
@@ -392,15 +426,19 @@ async function checkLedger(ownerId: string, m: Model, seen: { credits: number; h
       amountRefunded: b.amountRefunded,
       creditsClawedBack: b.clawedBack,
       creditsOwed: b.owed,
+      creditsCollected: b.collected,
+      disputeStatus: b.dispute,
       status: b.amountRefunded === 0 ? "PAID" : b.amountRefunded >= PACKS[b.pack].unitAmount ? "REFUNDED" : "PARTIALLY_REFUNDED",
     });
-    expect(-entries.filter((e) => e.kind === "REFUND" && e.checkoutSessionId === b.sessionId).reduce((s, e) => s + e.amount, 0) + 0).toBe(b.clawedBack);
+    expect(-entries.filter((e) => e.kind === "REFUND" && e.checkoutSessionId === b.sessionId).reduce((s, e) => s + e.amount, 0) + 0).toBe(b.refundTaken);
+    // Never more collected for a purchase than it left owed.
+    expect(b.collected).toBeLessThanOrEqual(b.owed);
   }
 }
 
-describe("the credit ledger under random sequences of submissions, callbacks, polls, cron runs, purchases and refunds", () => {
+describe("the credit ledger under random sequences of submissions, callbacks, polls, cron runs, purchases, refunds and disputes", () => {
   test(
-    "balance = grants + purchases − captures − open holds − clawbacks; one settlement per generation, a capture only for a SUCCESS; each session credited once",
+    "balance = grants + purchases − captures − open holds − clawbacks − disputed − owed collected; one settlement per generation, a capture only for a SUCCESS; each session credited once",
     async () => {
       await fc.assert(
         fc.asyncProperty(fc.array(command, { minLength: 4, maxLength: 14 }), runSequence),

@@ -10,7 +10,7 @@ import { testEngine } from "../support/test-database";
 
 const { prisma, writeOutcome } = await import("@/lib/db");
 
-async function pendingGeneration(overrides: { createdAt?: Date; state?: "PENDING" | "FAILURE"; errorCode?: string } = {}) {
+async function pendingGeneration(overrides: { createdAt?: Date; state?: "PENDING" | "FAILURE"; errorCode?: string; ownerId?: string } = {}) {
   const id = `ow-${randomUUID()}`;
   const taskId = `task_${id}`;
   await prisma.generation.create({ data: { id, taskId, model: "m", prompt: "p", ownerId: "outcome-owner", state: "PENDING", ...overrides } });
@@ -171,15 +171,15 @@ describe(`the outcome write (${testEngine()})`, () => {
 });
 
 /** A PENDING generation holding `credits`, as a submission leaves it. */
-async function heldGeneration(credits: number) {
-  const generation = await pendingGeneration();
-  await prisma.creditEntry.create({ data: { ownerId: "outcome-owner", kind: "HOLD", amount: -credits, idempotencyKey: `hold:${generation.id}`, generationId: generation.id } });
+async function heldGeneration(credits: number, ownerId = "outcome-owner") {
+  const generation = await pendingGeneration({ ownerId });
+  await prisma.creditEntry.create({ data: { ownerId, kind: "HOLD", amount: -credits, idempotencyKey: `hold:${generation.id}`, generationId: generation.id } });
   return generation;
 }
 
 const capture = (id: string, charge: number | null) =>
-  ({ kind: "CAPTURE", key: `capture:${id}`, holdKey: `hold:${id}`, charge, note: "charged", overNote: "over the hold" }) as const;
-const release = (id: string) => ({ kind: "RELEASE", key: `release:${id}`, holdKey: `hold:${id}`, charge: null, note: "failed", overNote: "" }) as const;
+  ({ kind: "CAPTURE", key: `capture:${id}`, holdKey: `hold:${id}`, charge, note: "charged", overNote: "over the hold", collectNote: "a finished video's unused hold" }) as const;
+const release = (id: string) => ({ kind: "RELEASE", key: `release:${id}`, holdKey: `hold:${id}`, charge: null, note: "failed", overNote: "", collectNote: "a released hold" }) as const;
 const failure = { kind: "terminal", state: "FAILURE", resultUrls: "[]", creditsConsumed: 0, errorCode: "x", errorMessage: "y", gatewayMetadata: null, resultUrlsDropped: 0 } as const;
 const settlementsOf = async (generationId: string) =>
   (await prisma.creditEntry.findMany({ where: { generationId, kind: { in: ["CAPTURE", "RELEASE"] } } })).map((e) => [e.kind, e.amount, e.idempotencyKey, e.settles, e.note]);
@@ -188,7 +188,7 @@ describe(`the outcome write settles the credit hold (${testEngine()})`, () => {
   test("SUCCESS captures: what the hold did not cost comes back, once; a later FAILURE releases nothing", async () => {
     const g = await heldGeneration(11);
     const written = await writeOutcome(terminalWrite(g, { settlement: capture(g.id, 8) }));
-    expect(written.settled).toEqual({ kind: "CAPTURE", amount: 3, overHold: false });
+    expect(written.settled).toEqual({ kind: "CAPTURE", amount: 3, overHold: false, collected: 0 });
     const again = await writeOutcome(terminalWrite(g, { settlement: capture(g.id, 2) }));
     expect(again).toMatchObject({ row: null, delivery: { outcome: "DUPLICATE" }, settled: null });
     const late = await writeOutcome(terminalWrite(g, { change: failure, settlement: release(g.id) }));
@@ -205,13 +205,13 @@ describe(`the outcome write settles the credit hold (${testEngine()})`, () => {
     ["free", 0, 11, false, "charged"],
   ])("capture, %s", async (_name, charge, amount, overHold, note) => {
     const g = await heldGeneration(11);
-    expect((await writeOutcome(terminalWrite(g, { settlement: capture(g.id, charge) }))).settled).toEqual({ kind: "CAPTURE", amount, overHold });
+    expect((await writeOutcome(terminalWrite(g, { settlement: capture(g.id, charge) }))).settled).toEqual({ kind: "CAPTURE", amount, overHold, collected: 0 });
     expect(await settlementsOf(g.id)).toEqual([["CAPTURE", amount, `capture:${g.id}`, g.id, note]]);
   });
 
   test("FAILURE releases the whole hold; a SUCCESS after it captures nothing", async () => {
     const g = await heldGeneration(7);
-    expect((await writeOutcome(terminalWrite(g, { change: failure, settlement: release(g.id) }))).settled).toEqual({ kind: "RELEASE", amount: 7, overHold: false });
+    expect((await writeOutcome(terminalWrite(g, { change: failure, settlement: release(g.id) }))).settled).toEqual({ kind: "RELEASE", amount: 7, overHold: false, collected: 0 });
     expect((await writeOutcome(terminalWrite(g, { settlement: capture(g.id, 1) }))).settled).toBeNull();
     expect(await settlementsOf(g.id)).toEqual([["RELEASE", 7, `release:${g.id}`, g.id, "failed"]]);
   });
@@ -247,6 +247,41 @@ describe(`the outcome write settles the credit hold (${testEngine()})`, () => {
       const { state } = await prisma.generation.findUniqueOrThrow({ where: { id: g.id } });
       expect(await settlementsOf(g.id)).toEqual([state === "SUCCESS" ? ["CAPTURE", 1, `capture:${g.id}`, g.id, "charged"] : ["RELEASE", 5, `release:${g.id}`, g.id, "failed"]]);
     }
+  });
+
+  test("what a settlement gives back pays what the owner owes first, oldest purchase first, never past what is owed, with 12 outcomes at once", async () => {
+    const ownerId = `owes-${randomUUID()}`;
+    const owing = (id: string, creditsOwed: number, createdAt: Date) =>
+      prisma.purchase.create({ data: { checkoutSessionId: id, ownerId, packId: "starter", credits: 100, amountTotal: 1000, currency: "usd", status: "REFUNDED", creditsOwed, createdAt } });
+    const older = `cs_owed_a_${randomUUID()}`;
+    const newer = `cs_owed_b_${randomUUID()}`;
+    await owing(older, 20, new Date(Date.now() - 60_000));
+    await owing(newer, 9, new Date());
+    const generations = await Promise.all(Array.from({ length: 12 }, () => heldGeneration(5, ownerId)));
+    const written = await Promise.all(
+      generations.flatMap((g, i) => [
+        writeOutcome(terminalWrite(g, i % 3 === 0 ? { settlement: capture(g.id, 4) } : { change: failure, settlement: release(g.id) })),
+        writeOutcome(terminalWrite(g, { change: failure, settlement: release(g.id) })),
+      ]),
+    );
+    const settledBack = written.reduce((sum, w) => sum + (w.settled?.amount ?? 0), 0);
+    const collected = written.reduce((sum, w) => sum + (w.settled?.collected ?? 0), 0);
+    expect(collected).toBe(29);
+    const purchases = await prisma.purchase.findMany({ where: { ownerId }, orderBy: { createdAt: "asc" } });
+    expect(purchases.map((p) => [p.checkoutSessionId, p.creditsCollected])).toEqual([
+      [older, 20],
+      [newer, 9],
+    ]);
+    const rows = await prisma.creditEntry.findMany({ where: { ownerId, kind: "COLLECT" } });
+    expect(rows.reduce((sum, r) => sum + r.amount, 0)).toBe(-29);
+    for (const row of rows) {
+      const settlement = await prisma.creditEntry.findFirstOrThrow({ where: { settles: row.generationId } });
+      expect(row.idempotencyKey).toBe(`collect:${settlement.idempotencyKey}:${row.checkoutSessionId}`);
+      expect(-row.amount).toBeLessThanOrEqual(settlement.amount);
+    }
+    // The balance: what the holds took, what came back, less what paid the debt; never below what the holds left.
+    const balance = Number((await prisma.creditEntry.aggregate({ where: { ownerId }, _sum: { amount: true } }))._sum.amount);
+    expect(balance).toBe(-12 * 5 + settledBack - 29);
   });
 
   test("atomic: when the delivery cannot be stored, neither the transition nor the capture is", async () => {

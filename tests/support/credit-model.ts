@@ -43,8 +43,67 @@ export type Gen = {
   /** The gateway figure the SUCCESS was applied with, priced above the hold. */
   overHold: boolean;
 };
-export type Buy = { sessionId: string; paymentIntentId: string; pack: PackId; amountRefunded: number; clawedBack: number; owed: number; early: number };
-export type Model = { balance: number; held: number; purchases: number; charges: number; clawbacks: number; gens: Gen[]; buys: Buy[] };
+export type Buy = {
+  sessionId: string;
+  paymentIntentId: string;
+  pack: PackId;
+  amountRefunded: number;
+  /** Taken back by refunds and the dispute (the purchase's creditsClawedBack), and by refunds alone (its REFUND rows). */
+  clawedBack: number;
+  refundTaken: number;
+  /** Credits a refund or the dispute could not take (spent or held), and of them what new credits have paid. */
+  owed: number;
+  collected: number;
+  early: number;
+  disputeId: string;
+  dispute: "open" | "won" | "lost" | null;
+  /** What the dispute took from the balance, and left owed. */
+  disputeTaken: number;
+  disputeOwed: number;
+};
+export type Model = {
+  balance: number;
+  held: number;
+  purchases: number;
+  charges: number;
+  clawbacks: number;
+  /** What disputes took, less what won disputes gave back. */
+  disputed: number;
+  /** What new credits paid of what was owed. */
+  collections: number;
+  gens: Gen[];
+  buys: Buy[];
+};
+
+export const newBuy = (id: string, pack: PackId): Buy => ({
+  sessionId: `cs_test_prop_${id}`,
+  paymentIntentId: `pi_test_prop_${id}`,
+  pack,
+  amountRefunded: 0,
+  clawedBack: 0,
+  refundTaken: 0,
+  owed: 0,
+  collected: 0,
+  early: 0,
+  disputeId: `dp_test_prop_${id}`,
+  dispute: null,
+  disputeTaken: 0,
+  disputeOwed: 0,
+});
+
+/** Credits coming in: what is owed is paid from them first, oldest purchase first, at most what came in. */
+export function inflow(m: Model, amount: number) {
+  m.balance += amount;
+  let left = amount;
+  for (const b of m.buys) {
+    const take = Math.min(b.owed - b.collected, left);
+    if (take <= 0) continue;
+    b.collected += take;
+    left -= take;
+    m.balance -= take;
+    m.collections += take;
+  }
+}
 
 /** The gateway's own figure for a SUCCESS (what the simulator charges): USD per second × seconds. */
 export const gatewayUsd = (g: Gen) => (USD_MICROS_PER_SECOND * g.seconds) / 1_000_000;
@@ -68,7 +127,7 @@ export function settle(m: Model, g: Gen, figure: number | null) {
   m.held -= g.hold;
   if (g.outcome === "failure") {
     g.state = "FAILURE";
-    m.balance += g.hold;
+    inflow(m, g.hold);
     return;
   }
   const priced = figure === null ? g.hold : creditsFor(figure);
@@ -76,7 +135,7 @@ export function settle(m: Model, g: Gen, figure: number | null) {
   g.charge = Math.min(priced, g.hold);
   g.overHold = priced > g.hold;
   m.charges += g.charge;
-  m.balance += g.hold - g.charge;
+  inflow(m, g.hold - g.charge);
 }
 
 /** A cumulative refund figure applied to a credited purchase, as the ledger's rules say: the share, at most what is left, the rest owed. */
@@ -84,15 +143,53 @@ export function applyRefund(m: Model, b: Buy, amount: number) {
   const { credits, unitAmount } = PACKS[b.pack];
   const cumulative = Math.min(amount, unitAmount);
   if (cumulative <= b.amountRefunded) return;
-  const due = Math.ceil((credits * cumulative) / unitAmount - 1e-9) - b.clawedBack - b.owed;
+  // An open or lost dispute has taken every credit already.
+  const due = Math.max(0, Math.ceil((credits * cumulative) / unitAmount - 1e-9) - b.clawedBack - b.owed);
   const taken = Math.max(0, Math.min(due, m.balance));
   b.clawedBack += taken;
+  b.refundTaken += taken;
   b.owed += due - taken;
   b.amountRefunded = cumulative;
   m.balance -= taken;
   m.clawbacks += taken;
 }
 
+/** A dispute event of the purchase, as the ledger's rules say: opened or lost takes what refunds did not, once; won (after opened) gives it back, once. */
+export function applyDispute(m: Model, b: Buy, change: "opened" | "won" | "lost") {
+  const take = () => {
+    const due = Math.max(0, PACKS[b.pack].credits - b.clawedBack - b.owed);
+    const taken = Math.min(due, m.balance);
+    b.disputeTaken = taken;
+    b.disputeOwed = due - taken;
+    b.clawedBack += taken;
+    b.owed += due - taken;
+    m.balance -= taken;
+    m.disputed += taken;
+  };
+  if (change === "opened") {
+    if (b.dispute === null) {
+      take();
+      b.dispute = "open";
+    }
+    return;
+  }
+  if (change === "lost") {
+    if (b.dispute === null) take();
+    if (b.dispute === null || b.dispute === "open") b.dispute = "lost";
+    return;
+  }
+  if (b.dispute === null) b.dispute = "won";
+  if (b.dispute !== "open") return;
+  const forgiven = Math.min(b.disputeOwed, Math.max(0, b.owed - b.collected));
+  const collected = b.disputeOwed - forgiven;
+  const returned = b.disputeTaken + collected;
+  b.clawedBack -= b.disputeTaken;
+  b.owed -= b.disputeOwed;
+  b.collected -= collected;
+  b.dispute = "won";
+  m.disputed -= returned;
+  inflow(m, returned);
+}
 
 // Stripe events, as the webhook receives them.
 const stripeEvent = (type: string, object: object) => ({
@@ -133,3 +230,15 @@ export const refundedEvent = (b: Buy, amountRefunded: number) =>
     payment_intent: b.paymentIntentId,
   });
 
+
+export const disputeEvent = (b: Buy, change: "opened" | "won" | "lost") =>
+  stripeEvent(change === "opened" ? "charge.dispute.created" : "charge.dispute.closed", {
+    id: b.disputeId,
+    object: "dispute",
+    amount: PACKS[b.pack].unitAmount,
+    charge: `ch_${b.paymentIntentId.slice(3)}`,
+    currency: "usd",
+    payment_intent: b.paymentIntentId,
+    reason: "fraudulent",
+    status: change === "opened" ? "needs_response" : change,
+  });

@@ -32,6 +32,10 @@ export class PaymentsControl {
   refund(sessionId: string, amount?: number) {
     return this.call<{ id: string; amount: number }>("POST", `/__control/sessions/${sessionId}/refund`, amount === undefined ? {} : { amount });
   }
+  /** The buyer's bank disputes the session's charge, then the dispute is won or lost. */
+  dispute(sessionId: string, action: "dispute" | "dispute-won" | "dispute-lost") {
+    return this.call<{ id: string; status: string }>("POST", `/__control/sessions/${sessionId}/${action}`);
+  }
   rule(rule: DeliveryRule) {
     return this.call("POST", "/__control/rules", rule);
   }

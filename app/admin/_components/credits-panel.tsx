@@ -44,7 +44,7 @@ export async function CreditsPanel() {
           <dt className="text-zinc-600 dark:text-zinc-400">Users’ credits</dt>
           <dd className="tabular-nums">
             {whole(overview.creditsSold)} sold, {whole(overview.creditsGranted)} granted, {whole(overview.creditsCharged)} charged, {whole(overview.creditsHeld)} held
-            {overview.creditsOwed ? `, ${whole(overview.creditsOwed)} owed (refunded after they were spent)` : ""}
+            {overview.creditsOwed ? `, ${whole(overview.creditsOwed)} owed (refunded or disputed after they were spent; taken from their next credits)` : ""}
           </dd>
         </div>
       </dl>

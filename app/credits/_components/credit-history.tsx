@@ -1,7 +1,9 @@
 // The viewer's ledger as a history, newest first: each row as what it did to
 // their balance. A hold stays "pending" until its video succeeds (the capture
 // gives back what it did not cost) or fails (the release gives it all back).
-// A purchase links to its receipt (/credits/receipt/:sessionId).
+// A purchase links to its receipt (/credits/receipt/:sessionId). Credits a
+// refund or a dispute could not take back are owed, and each row that takes
+// them from new credits says where they came from.
 import Link from "next/link";
 import { formatTimestamp } from "@/app/_components/format";
 import { listCreditHistory, type CreditHistoryEntry } from "@/lib/credits/history";
@@ -48,8 +50,17 @@ function Description({ entry }: { entry: CreditHistoryEntry }) {
       );
     case "RELEASE":
       return <>The {video} did not succeed: the hold came back</>;
+    // One string each: what the owner reads (and a test finds) as one sentence.
     case "REFUND":
-      return <>Refund of a purchase</>;
+      return <>{`Refunded purchase${entry.note ? `: ${entry.note}` : ""}`}</>;
+    case "DISPUTE":
+      return entry.note === "dispute won" ? (
+        <>Dispute of a purchase won: its credits came back</>
+      ) : (
+        <>{`Disputed purchase: its credits were taken back${entry.note ? `; ${entry.note}` : ""}`}</>
+      );
+    case "COLLECT":
+      return <>{`Credits owed for a refunded or disputed purchase, taken from ${entry.note ?? "new credits"}`}</>;
     case "ADJUSTMENT":
       return <>Adjusted by the operator{entry.note ? `: ${entry.note}` : ""}</>;
   }
