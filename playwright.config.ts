@@ -70,6 +70,9 @@ export const E2E_APP_ENV: Record<string, string> = {
   STRIPE_WEBHOOK_SECRET: E2E_STRIPE_WEBHOOK_SECRET,
   // Every flow submits and uploads from 127.0.0.1; the limits have their own tests (upload-quotas).
   SUBMIT_RATE_LIMIT: "0",
+  // Every test client is 127.0.0.1: the limits on Stripe calls are off but where a test sets them.
+  CHECKOUT_RATE_LIMIT: "0",
+  CHECKOUT_STATUS_RATE_LIMIT: "0",
   UPLOAD_RATE_LIMIT: "0",
   UPLOAD_ADDRESS_QUOTA_BYTES: "0",
   // Every visitor's welcome grant covers whatever a flow submits; ledger.spec.ts leaves one visitor short.

@@ -33,6 +33,11 @@ const schema = z
     ...databaseFields,
     // Buying credits: Stripe with STRIPE_SECRET_KEY, else the local payments simulator (lib/payments/settings.ts).
     ...paymentsFields,
+    // Stripe calls anyone can trigger, per client address per window (0: no limit): Checkout Sessions
+    // created (Buy), and sessions read by the success page while it waits for the webhook.
+    CHECKOUT_RATE_LIMIT: optional(z.coerce.number().int().min(0)).default(10),
+    CHECKOUT_STATUS_RATE_LIMIT: optional(z.coerce.number().int().min(0)).default(120),
+    CHECKOUT_RATE_WINDOW_SECONDS: optional(z.coerce.number().int().min(1).max(86_400)).default(600),
     // Live gallery: a stream ends itself before this (below a serverless host's maxDuration of 300 s) and the browser reconnects.
     EVENTS_STREAM_SECONDS: optional(z.coerce.number().int().min(5).max(280)).default(240),
     // Open event streams one instance serves at most; past it, browsers fall back to polling.

@@ -52,7 +52,7 @@ async function buyer() {
   const visitor = app.visitor();
   expect(await balance(visitor)).toBe(WELCOME);
   const ownerId = await visitor.ownerId();
-  const started = await startCheckout({ viewer: { id: ownerId }, packId: "starter" });
+  const started = await startCheckout({ viewer: { id: ownerId }, packId: "starter", visitor: "test-client" });
   if (started.status !== "redirect") throw new Error(started.message);
   const sessionId = new URL(started.url).pathname.split("/").pop()!;
   await control.act(sessionId, "pay");
@@ -118,7 +118,7 @@ describe("a full refund while the pack's credits are held by videos", () => {
     expect(await balance(visitor)).toBe(0);
     expect(await purchase(sessionId)).toMatchObject({ creditsOwed: 100 - 15, creditsCollected: 22 });
 
-    const second = await startCheckout({ viewer: { id: ownerId }, packId: "starter" });
+    const second = await startCheckout({ viewer: { id: ownerId }, packId: "starter", visitor: "test-client" });
     if (second.status !== "redirect") throw new Error(second.message);
     const secondId = new URL(second.url).pathname.split("/").pop()!;
     await control.act(secondId, "pay");

@@ -40,7 +40,7 @@ let owners = 0;
 /** A fresh owner, and a Checkout Session for `packId` started by the kit's own checkout code. */
 async function checkout(packId = "starter") {
   const ownerId = `guest-stripe-${process.pid}-${++owners}`;
-  const started = await startCheckout({ viewer: { id: ownerId }, packId });
+  const started = await startCheckout({ viewer: { id: ownerId }, packId, visitor: "test-client" });
   if (started.status !== "redirect") throw new Error(`checkout did not start: ${started.message}`);
   const sessionId = new URL(started.url).pathname.split("/").pop()!;
   return { ownerId, sessionId, url: started.url };
@@ -88,7 +88,7 @@ describe("the receipt", () => {
     const get = asVisitor(buyer);
     await get("/api/generations?limit=1");
     const ownerId = await buyer.ownerId();
-    const started = await startCheckout({ viewer: { id: ownerId }, packId: "creator" });
+    const started = await startCheckout({ viewer: { id: ownerId }, packId: "creator", visitor: "test-client" });
     if (started.status !== "redirect") throw new Error(started.message);
     const sessionId = new URL(started.url).pathname.split("/").pop()!;
     // Not credited yet: no purchase of theirs, so no receipt.
@@ -131,7 +131,7 @@ describe("the buyer's open tabs", () => {
     const buyer = app.visitor();
     const mine = await streamOf(buyer);
     const theirs = await streamOf(app.visitor());
-    const started = await startCheckout({ viewer: { id: await buyer.ownerId() }, packId: "starter" });
+    const started = await startCheckout({ viewer: { id: await buyer.ownerId() }, packId: "starter", visitor: "test-client" });
     if (started.status !== "redirect") throw new Error(started.message);
     const sessionId = new URL(started.url).pathname.split("/").pop()!;
 

@@ -39,6 +39,9 @@ export async function setup() {
     DATABASE_URL: database.url,
     GATEWAY_TIMEOUT_MS: "2000",
     SUBMIT_RATE_LIMIT: "0",
+    // Every test client is 127.0.0.1: the limits on Stripe calls are off but where a test sets them.
+    CHECKOUT_RATE_LIMIT: "0",
+    CHECKOUT_STATUS_RATE_LIMIT: "0",
     // Every visitor's welcome grant covers whatever a test submits; the tests of running
     // out of credits set a small one for their app (tests/integration/credit-holds.test.ts).
     CREDITS_WELCOME_GRANT: "1000000",

@@ -10,6 +10,7 @@ import { useRouter } from "next/navigation";
 import { useEffect } from "react";
 import { mutate } from "swr";
 import type { CheckoutStatus } from "@/lib/payments/checkout-status";
+import { waitWords } from "@/lib/payments/wait-words";
 import { CREDITS_KEY } from "@/app/_components/client-data";
 import { useGenerationEvents } from "@/app/_components/use-generation-events";
 import { formatCreditCount, Notice } from "./credits-ui";
@@ -22,7 +23,8 @@ const SLOW_MS = 30_000;
 
 export function CheckoutProgress({ status }: { status: CheckoutStatus }) {
   const router = useRouter();
-  const waiting = status.state === "processing" || status.state === "awaiting_payment";
+  // Limited (too many reads from this network): it reads again, on the slow beat, once the window allows.
+  const waiting = status.state === "processing" || status.state === "awaiting_payment" || status.state === "rate_limited";
   // The stream's first open (the page was rendered before it) and any gap may have missed the credit: read again.
   const live = useGenerationEvents({
     onCredits: () => waiting && router.refresh(),
@@ -102,6 +104,14 @@ export function CheckoutProgress({ status }: { status: CheckoutStatus }) {
         <Notice tone="warn">
           <strong className="font-semibold">We can’t check this payment right now.</strong> If you paid, your credits are added as soon as the
           payment is confirmed.
+        </Notice>
+      );
+    case "rate_limited":
+      return (
+        <Notice tone="warn" role="status">
+          <strong className="font-semibold">Too many payment checks from your network.</strong> This page checks again in{" "}
+          {waitWords(status.retryAfterSeconds)}. If you paid, your credits are added as soon as the payment is confirmed, whether or not this
+          page is open.
         </Notice>
       );
     case "not_found":

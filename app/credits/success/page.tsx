@@ -23,8 +23,10 @@ export default async function CheckoutSuccessPage({ searchParams }: { searchPara
   const { session_id: raw } = await searchParams;
   const sessionId = typeof raw === "string" ? raw : "";
   const viewer = await getViewer();
+  const visitor = visitorKey(await headers());
+  const owners = viewer ? [viewer.id, ...(viewer.guestId && viewer.guestId !== viewer.id ? [viewer.guestId] : [])] : [];
   const [status, balance]: [CheckoutStatus, { credits: number } | null] = viewer
-    ? await Promise.all([getCheckoutStatus({ sessionId, owners: [viewer.id, ...(viewer.guestId && viewer.guestId !== viewer.id ? [viewer.guestId] : [])] }), showCreditBalance({ ownerId: viewer.id, visitor: visitorKey(await headers()) })])
+    ? await Promise.all([getCheckoutStatus({ sessionId, owners, visitor }), showCreditBalance({ ownerId: viewer.id, visitor })])
     : [{ state: "not_found" }, null];
 
   return (
