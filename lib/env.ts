@@ -128,6 +128,9 @@ const schema = z
     ADMIN_EMAILS: optional(z.string())
       .transform((v) => (v ?? "").split(",").map((e) => e.trim().toLowerCase()).filter(Boolean))
       .pipe(z.array(z.email())),
+    // How long a session lasts since it was last renewed, and how old it must be before a request renews it.
+    AUTH_SESSION_SECONDS: optional(z.coerce.number().int().min(10).max(400 * 86_400)).default(30 * 86_400),
+    AUTH_SESSION_RENEW_SECONDS: optional(z.coerce.number().int().min(1).max(400 * 86_400)).default(86_400),
     // Signs Better Auth's sessions; defaults to a key derived from WEBHOOK_SECRET.
     AUTH_SECRET: optional(z.string().min(32, "must be at least 32 characters")),
     // Where sign-in emails go (smtp://user:pass@host:587, smtps://…). Unset: the development

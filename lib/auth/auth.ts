@@ -21,8 +21,6 @@ import { sendSignInEmail } from "./mail";
 
 /** How long an emailed link works. */
 export const SIGN_IN_LINK_MINUTES = 15;
-/** A session lasts this long, renewed once a day while used. */
-const SESSION_DAYS = 30;
 
 /** The header Better Auth reads the client's address from: set by handleAuthRequest on every request, whatever the client sent. */
 const CLIENT_ADDRESS_HEADER = "x-framehook-client-address";
@@ -33,7 +31,9 @@ export const auth = betterAuth({
   basePath: "/api/auth",
   secret: authSecret(),
   database: prismaAdapter(prisma, { provider: databaseEngine(env.DATABASE_URL) === "postgres" ? "postgresql" : "sqlite" }),
-  session: { expiresIn: SESSION_DAYS * 24 * 60 * 60, updateAge: 24 * 60 * 60 },
+  // A session lasts AUTH_SESSION_SECONDS (30 days) from its last renewal; a request that can set cookies (a route
+  // handler, a server action) renews one older than AUTH_SESSION_RENEW_SECONDS (a day): lib/auth/session.ts.
+  session: { expiresIn: env.AUTH_SESSION_SECONDS, updateAge: env.AUTH_SESSION_RENEW_SECONDS },
   // The email-link request goes through the sign-in page's server action, which limits it per address and per
   // email in the database (every instance counts); the HTTP endpoint is off so that nothing skips those limits.
   disabledPaths: ["/sign-in/magic-link"],

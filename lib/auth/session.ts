@@ -13,10 +13,16 @@ const SESSION_COOKIE = /(?:^|;\s*)(?:__Secure-)?better-auth\.session_token=/;
 
 export const hasSessionCookie = (cookieHeader: string | null) => cookieHeader !== null && SESSION_COOKIE.test(cookieHeader);
 
-export async function readAccountSession(headers: Headers): Promise<AccountSession | null> {
+/**
+ * `renew`: the caller can set cookies (a route handler, a server action), so a
+ * session used past its renewal age is extended, in its row and its cookie
+ * together (Better Auth's next-cookies plugin sets it). Pages cannot set
+ * cookies: there the row is left as it is, so that it never outlives its cookie.
+ */
+export async function readAccountSession(headers: Headers, { renew = false }: { renew?: boolean } = {}): Promise<AccountSession | null> {
   if (!hasSessionCookie(headers.get("cookie"))) return null;
   const { auth } = await import("./auth");
-  const found = await auth.api.getSession({ headers, query: { disableRefresh: true } });
+  const found = await auth.api.getSession({ headers, query: { disableRefresh: !renew } });
   if (!found) return null;
   return { userId: found.user.id, email: found.user.email, emailVerified: found.user.emailVerified, name: found.user.name, sessionId: found.session.id };
 }

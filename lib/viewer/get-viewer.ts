@@ -44,7 +44,8 @@ export type Viewer = {
 export async function getViewer(request?: Request): Promise<Viewer | null> {
   const headers = request ? request.headers : await requestHeaders();
   const guestId = verifyViewerCookie(readCookie(headers.get("cookie"), VIEWER_COOKIE), viewerSecret());
-  const account = await readAccountSession(headers);
+  // Route handlers (handed their request) and server actions can set cookies: a session they use is renewed.
+  const account = await readAccountSession(headers, { renew: request !== undefined || headers.has("next-action") });
   if (account) return { id: accountOwnerId(account.userId), signedIn: true, account, guestId };
   return guestId ? { id: guestId, guestId } : null;
 }
