@@ -44,9 +44,19 @@ export function uploadFieldOf(search: URLSearchParams) {
 const bodyDeadlineFor = (pathname: string) => (pathname === "/api/uploads" ? UPLOAD_DEADLINE_MS : BODY_DEADLINE_MS);
 
 /**
+ * After a refusal, the rest of a body is read and dropped, up to this much
+ * and for this long, before the connection closes: a client still sending
+ * when the socket closes gets a reset (EPIPE) and never reads the answer
+ * (Node's http client, browsers). Past either bound the socket is cut.
+ */
+export const REFUSED_BODY_DRAIN_BYTES = 128 * 1024 * 1024;
+export const REFUSED_BODY_DRAIN_MS = 30_000;
+
+/**
  * Answers the request itself, and true, when its declared body is over the
  * path's limit; otherwise arms the deadline on its body and returns false.
- * Either answer closes the connection, so the rest of the body is never read.
+ * A refused body is drained (within bounds) and never stored; then the
+ * connection closes.
  */
 export function guardRequestBody(request: IncomingMessage, response: ServerResponse): boolean {
   const declared = Number(request.headers["content-length"]);
@@ -69,16 +79,50 @@ export function guardRequestBody(request: IncomingMessage, response: ServerRespo
   const deadline = setTimeout(() => {
     if (request.complete) return;
     if (response.headersSent) request.socket.destroy();
-    else refuse(response, 408, "request_timeout", `The body did not arrive within ${deadlineMs / 1000} s.`);
+    else refuse(response, 408, "request_timeout", `The body did not arrive within ${deadlineMs / 1000} s.`, undefined, {}, { drain: false });
   }, deadlineMs).unref();
   response.once("close", () => clearTimeout(deadline));
   return false;
 }
 
-function refuse(response: ServerResponse, status: number, code: string, message: string, fields?: Record<string, string[]>, headers: Record<string, string> = {}) {
-  // `Connection: close` makes Node end the socket once this is sent, instead of reading the rest.
-  response.writeHead(status, { ...headers, "Content-Type": "application/json", Connection: "close" });
-  response.end(JSON.stringify({ error: { code, message, ...(fields ? { fields } : {}) } }));
+/** `drain: false`: close at once (a body too slow to arrive is not waited for again). */
+function refuse(
+  response: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  fields?: Record<string, string[]>,
+  headers: Record<string, string> = {},
+  { drain = true }: { drain?: boolean } = {},
+) {
+  const body = JSON.stringify({ error: { code, message, ...(fields ? { fields } : {}) } });
+  // The whole answer goes out now (its length declared, so the client can read it while still sending), but the
+  // response ends, and with `Connection: close` the socket closes, only once the rest of the body is drained.
+  response.writeHead(status, { ...headers, "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body), Connection: "close" });
+  response.write(body);
+  const request = response.req;
+  if (!drain || request.complete || request.readableEnded) {
+    response.end();
+    return;
+  }
+  let drained = 0;
+  const finish = () => {
+    clearTimeout(timer);
+    if (!response.writableEnded) response.end();
+  };
+  const cut = () => {
+    finish();
+    request.socket.destroy();
+  };
+  const timer = setTimeout(cut, REFUSED_BODY_DRAIN_MS).unref();
+  request.on("data", (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > REFUSED_BODY_DRAIN_BYTES) cut();
+  });
+  request.once("end", finish);
+  request.once("error", cut);
+  response.once("close", () => clearTimeout(timer));
+  request.resume();
 }
 
 /** Whether an Authorization header passes the access gate (lib/viewer/access-gate.ts), and what a refusal sends. */

@@ -4,7 +4,12 @@
 // an upload without it is refused before its body is read. What is measured is
 // what the client got into its socket before the answer or the end of the
 // connection (the server's reads, plus what the kernel's buffers hold).
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
 import net from "node:net";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { startApp } from "../support/app";
 
@@ -102,6 +107,64 @@ describe("a body over its field's limit", () => {
     // Loopback socket buffers take a few MiB that the server never read.
     expect(sent.bytesSent).toBeLessThan(FIELD_LIMIT + MiB + 8 * MiB);
     expect(await prisma.upload.count()).toBe(0);
+  }, 120_000);
+});
+
+describe("a client that sends its whole body before it reads (Node's http client, curl, browsers)", () => {
+  const cookie = async () => {
+    const visitor = app.visitor();
+    await visitor("/api/generations?limit=1", { headers: { Authorization: gate } });
+    return visitor.cookieHeader();
+  };
+
+  test("Node's http client: 60 MiB declared to a 10 MiB field reads the 413, with no reset on the way", async () => {
+    const total = 60 * MiB;
+    const headers = { "Content-Type": "image/png", "Content-Length": String(total), Authorization: gate, Cookie: await cookie() };
+    const errors: string[] = [];
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = http.request(new URL(TARGET, app.baseUrl), { method: "POST", headers }, (response) => {
+        let body = "";
+        response.on("data", (chunk: Buffer) => (body += chunk.toString()));
+        response.on("end", () => request.once("close", () => resolve({ status: response.statusCode!, body })));
+      });
+      request.on("error", (error) => {
+        errors.push(error.message);
+        reject(error);
+      });
+      const chunk = Buffer.alloc(MiB, 7);
+      let sent = 0;
+      const pump = () => {
+        while (sent < total) {
+          sent += chunk.length;
+          if (!request.write(chunk)) return void request.once("drain", pump);
+        }
+        request.end();
+      };
+      pump();
+    });
+    expect(errors).toEqual([]);
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: { code: "payload_too_large", fields: { first_frame_url: [expect.stringMatching(/takes up to 10 MB/)] } } });
+    expect(await prisma.upload.count()).toBe(0);
+  }, 120_000);
+
+  test.skipIf(spawnSync("curl", ["--version"]).status !== 0)("curl --data-binary: 60 MiB to a 10 MiB field reads the 413", async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "framehook-body-")), "big.png");
+    fs.writeFileSync(file, Buffer.alloc(60 * MiB, 7));
+    try {
+      const result = spawnSync(
+        "curl",
+        ["-sS", "-o", "-", "-w", "\n%{http_code}", "-H", "Content-Type: image/png", "-H", `Authorization: ${gate}`, "-H", `Cookie: ${await cookie()}`, "--data-binary", `@${file}`, new URL(TARGET, app.baseUrl).href],
+        { encoding: "utf8", timeout: 90_000 },
+      );
+      expect(result.stderr).toBe("");
+      expect(result.status).toBe(0);
+      const [body, status] = result.stdout.split("\n");
+      expect(status).toBe("413");
+      expect(JSON.parse(body!)).toMatchObject({ error: { code: "payload_too_large" } });
+    } finally {
+      fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    }
   }, 120_000);
 });
 
