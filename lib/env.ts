@@ -7,7 +7,7 @@ import { z } from "zod";
 import { databaseFields, parseWith, resolveDatabaseSettings } from "./database/settings";
 import { parseAddressRanges } from "./http/cidr";
 import { isLoopback } from "./http/loopback";
-import { paymentsFields, resolvePaymentsSettings } from "./payments/settings";
+import { DEV_WEBHOOK_SECRET as DEV_STRIPE_WEBHOOK_SECRET, paymentsFields, resolvePaymentsSettings } from "./payments/settings";
 import { MAKE_SECRET as MAKE_SECRET_COMMAND, PRODUCTION_SECRET_MIN_LENGTH } from "./doctor/secret-rules";
 
 const LOCAL_GATEWAY = "http://127.0.0.1:4010";
@@ -162,6 +162,10 @@ const schema = z
         ctx.addIssue({ code: "custom", message: `"${parsed.entry}" is not an address or a CIDR range (10.0.0.0/8, 2001:db8::/32)` });
         return z.NEVER;
       }),
+    // Where `npm run dev` (the app and the simulators) listens: this computer only by default. "0.0.0.0"
+    // opens them to the network (with a warning); the mailbox and the public development secrets still
+    // answer loopback only (lib/viewer/peer-address.ts).
+    DEV_LISTEN_HOST: optional(z.string().min(1)).default("127.0.0.1"),
     // `next build` loads the route modules once; secrets are not needed for that.
     NEXT_PHASE: z.string().optional(),
   })
@@ -181,6 +185,10 @@ const schema = z
     // In production the development defaults never apply, whatever the gateway's
     // address: a sidecar, a tunnel or a demo on loopback is still a public app.
     if (serving && raw.NODE_ENV === "production") {
+      // The development secrets are public (in this repository): refused in production whatever else is set.
+      for (const [name, publicValue] of [["WEBHOOK_SECRET", DEV_WEBHOOK_SECRET], ["CRON_SECRET", DEV_CRON_SECRET], ["STRIPE_WEBHOOK_SECRET", DEV_STRIPE_WEBHOOK_SECRET]] as const) {
+        if (raw[name] === publicValue) ctx.addIssue({ code: "custom", path: [name], message: `is the public development value, refused in production (NODE_ENV=production); ${MAKE_SECRET}` });
+      }
       for (const name of ["WEBHOOK_SECRET", "CRON_SECRET"] as const) {
         const value = raw[name];
         if (!value || value.length < PRODUCTION_SECRET_MIN_LENGTH) {

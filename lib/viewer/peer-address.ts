@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import http, { type IncomingMessage } from "node:http";
 import { isIPv4, isIPv6 } from "node:net";
 import { inAddressRanges, type AddressRanges } from "@/lib/http/cidr";
+import { isLoopbackHost } from "@/lib/http/loopback";
 
 export const PEER_STAMP_HEADER = "x-framehook-peer-stamp";
 const STAMP = Symbol.for("framehook.peerStamp");
@@ -26,6 +27,17 @@ export function stampPeerAddress(request: IncomingMessage): void {
   const chain = Array.isArray(sent) ? sent.join(", ") : sent;
   request.headers["x-forwarded-for"] = chain ? `${chain}, ${peer}` : peer;
   request.headers[PEER_STAMP_HEADER] = processStamp();
+}
+
+/**
+ * True only when this request's socket came from this computer (loopback),
+ * whatever a proxy or the client wrote: what the development mailbox and the
+ * public development secrets ask. Unstamped (the socket unseen), false.
+ */
+export function socketPeerIsLoopback(headers: Headers): boolean {
+  if (!hasPeerStamp(headers)) return false;
+  const peer = (headers.get("x-forwarded-for") ?? "").split(",").at(-1)?.trim() ?? "";
+  return isLoopbackHost(peer);
 }
 
 /** True when this request's X-Forwarded-For ends with the address its socket saw. */

@@ -30,6 +30,12 @@ const schema = z.object({
   PAYMENTS_SIMULATOR_LOG: z.enum(["requests", "quiet"]).default("requests"),
   /** The name the hosted checkout page shows as the seller. */
   PAYMENTS_SIMULATOR_MERCHANT: z.string().min(1).default("Framehook"),
+  /**
+   * Asked of every /__control request (Authorization: Bearer …) when set. A
+   * simulator listening beyond loopback makes one up when none is set (and
+   * prints it): its control API pays sessions, which credits the app.
+   */
+  PAYMENTS_SIMULATOR_CONTROL_TOKEN: z.string().min(16).optional(),
   ...runtimeShape,
 });
 

@@ -1,5 +1,6 @@
 // The payments simulator's HTTP server: Stripe's API under /v1, the hosted
 // checkout page under /c/pay, receipts under /receipts, the /__control API, one log line per request.
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { handleApi, IdempotencyCache } from "./api";
@@ -25,8 +26,15 @@ export function createPaymentsSimulator(config: PaymentsConfig) {
     Object.assign(settings, config);
   };
 
+  const controlToken = config.PAYMENTS_SIMULATOR_CONTROL_TOKEN ?? (isLoopbackHost(config.PAYMENTS_SIMULATOR_HOST) ? undefined : randomBytes(24).toString("base64url"));
+
   async function handle(req: http.IncomingMessage, url: URL): Promise<Reply> {
-    if (url.pathname.startsWith("/__control/")) return handleControl({ store, sender, settings, log, reset }, req, url);
+    if (url.pathname.startsWith("/__control/")) {
+      if (controlToken !== undefined && !bearerMatches(req.headers.authorization, controlToken)) {
+        return stripeError(401, "control_token_required", "The control API asks for its token (Authorization: Bearer PAYMENTS_SIMULATOR_CONTROL_TOKEN).");
+      }
+      return handleControl({ store, sender, settings, log, reset }, req, url);
+    }
     if (url.pathname.startsWith("/v1/")) return handleApi(store, idempotency, req, url.pathname);
     if (url.pathname === "/" && req.method === "GET") return renderIndex(store);
     return (
@@ -57,6 +65,8 @@ export function createPaymentsSimulator(config: PaymentsConfig) {
     server,
     store,
     sender,
+    /** The token /__control asks for: PAYMENTS_SIMULATOR_CONTROL_TOKEN, one made up when listening beyond loopback, or none. */
+    controlToken,
     async listen(): Promise<string> {
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
@@ -74,4 +84,13 @@ export function createPaymentsSimulator(config: PaymentsConfig) {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Loopback only: "localhost", 127.0.0.0/8, ::1. Anything else ("0.0.0.0", "::", a LAN address) answers other machines. */
+export const isLoopbackHost = (host: string) => host === "localhost" || host === "::1" || host === "[::1]" || /^127\./.test(host);
+
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const given = Buffer.from(header?.startsWith("Bearer ") ? header.slice("Bearer ".length) : "");
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
 }

@@ -99,3 +99,36 @@ describe("against stripe-node", () => {
     await expect(live.checkout.sessions.list({ limit: 1 })).rejects.toMatchObject({ type: "StripeAuthenticationError", statusCode: 401 });
   });
 });
+
+describe("the control API beyond loopback", () => {
+  /** A simulator listening on `host`, asked for its sessions over loopback with `authorization`. */
+  async function controlStatus(host: string, authorization: ((token: string | undefined) => string | undefined) | undefined, token?: string) {
+    const simulator = createPaymentsSimulator(loadConfig({ PAYMENTS_SIMULATOR_HOST: host, PAYMENTS_SIMULATOR_PORT: "0", PAYMENTS_SIMULATOR_LOG: "quiet", PAYMENTS_SIMULATOR_CONTROL_TOKEN: token }));
+    await simulator.listen();
+    try {
+      const port = (simulator.server.address() as AddressInfo).port;
+      const header = authorization?.(simulator.controlToken);
+      const response = await fetch(`http://127.0.0.1:${port}/__control/sessions`, { headers: header ? { Authorization: header } : {} });
+      return { status: response.status, token: simulator.controlToken };
+    } finally {
+      await simulator.close();
+    }
+  }
+
+  test("on loopback (the default) it asks for no token", async () => {
+    expect(await controlStatus("127.0.0.1", undefined)).toEqual({ status: 200, token: undefined });
+  });
+
+  test("listening on every interface, it asks for a token it made up, and takes only that one", async () => {
+    const refused = await controlStatus("0.0.0.0", undefined);
+    expect(refused.status).toBe(401);
+    expect(refused.token).toMatch(/^[\w-]{32}$/);
+    expect((await controlStatus("0.0.0.0", () => "Bearer not-the-token-at-all-000000")).status).toBe(401);
+    expect((await controlStatus("0.0.0.0", (token) => `Bearer ${token}`)).status).toBe(200);
+  });
+
+  test("PAYMENTS_SIMULATOR_CONTROL_TOKEN chooses the token", async () => {
+    const chosen = "a-chosen-control-token-1234";
+    expect(await controlStatus("0.0.0.0", () => `Bearer ${chosen}`, chosen)).toEqual({ status: 200, token: chosen });
+  });
+});

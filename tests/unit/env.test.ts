@@ -42,6 +42,18 @@ describe("parseEnv", () => {
     ["a short webhook secret", { NODE_ENV: "production", WEBHOOK_SECRET: "sixteen-chars-ok", CRON_SECRET: strong }, ["WEBHOOK_SECRET: is too short"]],
     ["a short cron secret", { NODE_ENV: "production", WEBHOOK_SECRET: strong, CRON_SECRET: "dev-only-cron-secret" }, ["CRON_SECRET: is too short"]],
     ["only the cron secret", { ...remote, NODE_ENV: "production", CRON_SECRET: strong }, ["WEBHOOK_SECRET"]],
+    // The public development values, long enough to pass a length check: refused for what they are.
+    ["the public development webhook secret", { NODE_ENV: "production", WEBHOOK_SECRET: "dev-only-webhook-secret-not-for-production", CRON_SECRET: strong }, ["WEBHOOK_SECRET: is the public development value"]],
+    [
+      "the payments simulator's public secret",
+      { NODE_ENV: "production", WEBHOOK_SECRET: strong, CRON_SECRET: strong, PAYMENTS_SIMULATOR_URL: "http://127.0.0.1:4020", STRIPE_WEBHOOK_SECRET: "whsec_framehook_dev_only_not_a_secret" },
+      ["STRIPE_WEBHOOK_SECRET: is the public development value"],
+    ],
+    [
+      "Stripe with the public secret",
+      { NODE_ENV: "production", WEBHOOK_SECRET: strong, CRON_SECRET: strong, STRIPE_SECRET_KEY: "sk_live_abc", STRIPE_WEBHOOK_SECRET: "whsec_framehook_dev_only_not_a_secret" },
+      ["STRIPE_WEBHOOK_SECRET: is the public development value"],
+    ],
   ])("production refuses to start with %s, and says how to make a secret", (_name, source, messages) => {
     const attempt = () => parseEnv(source as Record<string, string | undefined>);
     for (const message of messages) expect(attempt).toThrow(message);

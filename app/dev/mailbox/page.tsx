@@ -1,11 +1,13 @@
 // The development mailbox: sign-in emails `npm run dev` would have sent, when
 // no mail transport is configured. Never in production (a 404 there, and with
-// SMTP_URL set): it would let anyone open anyone's sign-in link.
+// SMTP_URL set), and only to this computer: it would let anyone open anyone's sign-in link.
+import { headers } from "next/headers";
 import { notFound } from "next/navigation";
 import { formatTimestamp } from "@/app/_components/format";
 import { devMailboxEnabled } from "@/lib/auth/mail";
 import { pageMetadata } from "@/lib/brand/page-metadata";
 import { prisma } from "@/lib/db";
+import { socketPeerIsLoopback } from "@/lib/viewer/peer-address";
 
 export const dynamic = "force-dynamic";
 export const metadata = { ...pageMetadata({ title: "Development mailbox", description: "Sign-in emails sent in development." }), robots: { index: false } };
@@ -13,7 +15,8 @@ export const metadata = { ...pageMetadata({ title: "Development mailbox", descri
 const SHOWN = 20;
 
 export default async function DevMailboxPage() {
-  if (!devMailboxEnabled()) notFound();
+  // Only for this computer: `npm run dev` opened to the network (DEV_LISTEN_HOST) must not hand out sign-in links.
+  if (!devMailboxEnabled() || !socketPeerIsLoopback(await headers())) notFound();
   const messages = await prisma.devMail.findMany({ orderBy: { createdAt: "desc" }, take: SHOWN });
   return (
     <main id="main" className="mx-auto max-w-2xl space-y-4 px-4 py-8 sm:px-6">
