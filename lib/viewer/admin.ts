@@ -1,7 +1,8 @@
 // Who may open /admin: a signed-in account whose verified email is listed in
 // ADMIN_EMAILS (the admin role), or whoever knows ADMIN_PASSWORD, remembered
 // for a few hours by a signed HttpOnly cookie scoped to /admin; failed
-// password attempts are limited per client address. A fork with roles of its
+// password attempts are limited per client address and across every address,
+// in the database (every instance counts the same). A fork with roles of its
 // own replaces isAdmin() with its check.
 import "server-only";
 import { createHmac } from "node:crypto";
@@ -15,6 +16,9 @@ const SESSION_SECONDS = 8 * 60 * 60;
 /** Failed sign-ins one client address may make per window; a success clears its count. */
 export const SIGN_IN_ATTEMPTS = 5;
 const SIGN_IN_WINDOW_SECONDS = 15 * 60;
+/** Passwords compared per window from every address together: guesses spread over many addresses are bounded too. */
+export const SIGN_IN_ATTEMPTS_ALL = 50;
+const ALL_ADDRESSES_KEY = "admin-sign-in:all";
 /** Every wrong password is answered this late, so that guesses one after another are slow too. */
 const FAILURE_DELAY_MS = 1_000;
 const WRONG_PASSWORD = "That is not the admin password.";
@@ -62,8 +66,17 @@ export async function attemptAdminSignIn({
     const minutes = Math.ceil(attempt.retryAfterSeconds / 60);
     return { ok: false, message: `Too many failed attempts from your network. Try again in ${minutes} min.` };
   }
+  // Counted only once the address's own limit let the attempt through, so one address's flood does not use up everyone's.
+  const everyone = await hitRateLimit({ key: ALL_ADDRESSES_KEY, limit: SIGN_IN_ATTEMPTS_ALL, windowSeconds: SIGN_IN_WINDOW_SECONDS, now });
+  if (!everyone.allowed) {
+    if (everyone.count === SIGN_IN_ATTEMPTS_ALL + 1 || everyone.count % 100 === 0) {
+      console.warn(`[framehook] admin sign-in refused for every address: ${everyone.count} attempts within ${SIGN_IN_WINDOW_SECONDS / 60} min`);
+    }
+    return { ok: false, message: `Too many failed attempts on this server. Try again in ${Math.ceil(everyone.retryAfterSeconds / 60)} min.` };
+  }
   if (typeof password === "string" && passwordIsRight(password)) {
     await clearRateLimit({ key });
+    await clearRateLimit({ key: ALL_ADDRESSES_KEY });
     return { ok: true };
   }
   console.warn(`[framehook] admin sign-in failed from ${address} (${attempt.count} of ${SIGN_IN_ATTEMPTS} within ${SIGN_IN_WINDOW_SECONDS / 60} min)`);
@@ -75,7 +88,11 @@ function passwordIsRight(given: string): boolean {
   return env.ADMIN_PASSWORD !== undefined && safeEqual(given, env.ADMIN_PASSWORD);
 }
 
-/** "<expires>.<mac>": the MAC is keyed by the password itself, so changing ADMIN_PASSWORD signs everyone out. */
+/**
+ * "<expires>.<mac>": the MAC is keyed by the server's secret and the password,
+ * so changing ADMIN_PASSWORD signs everyone out, and a captured cookie is no
+ * offline test of password guesses (the secret never leaves the server).
+ */
 export function signAdminSession(password: string, now = Date.now()): string {
   const expires = String(Math.floor(now / 1000) + SESSION_SECONDS);
   return `${expires}.${mac(expires, password)}`;
@@ -97,6 +114,6 @@ export const adminCookieOptions = () =>
   }) as const;
 
 function mac(payload: string, password: string): string {
-  const key = createHmac("sha256", password).update("framehook admin session v1").digest();
+  const key = createHmac("sha256", env.AUTH_SECRET ?? env.WEBHOOK_SECRET).update("framehook admin session v2\0").update(password).digest();
   return createHmac("sha256", key).update(payload).digest("base64url");
 }

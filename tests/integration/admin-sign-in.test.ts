@@ -58,3 +58,40 @@ describe("admin sign-in attempts", () => {
     expect(messages(await attempts(address, "typo again"))).toEqual(Array(SIGN_IN_ATTEMPTS).fill(WRONG));
   });
 });
+
+describe("guesses spread over many addresses", () => {
+  test("past SIGN_IN_ATTEMPTS_ALL passwords compared in a window from every address together, every address is refused, the right password too", async () => {
+    const { SIGN_IN_ATTEMPTS_ALL } = await import("@/lib/viewer/admin");
+    const { prisma } = await import("@/lib/db");
+    const ONE_SERVER = /^Too many failed attempts on this server\. Try again in \d+ min\.$/;
+    // One wrong password from each of more addresses than the bound, at once (a botnet's spread).
+    const outcomes = await Promise.all(Array.from({ length: SIGN_IN_ATTEMPTS_ALL + 10 }, (_, i) => attemptAdminSignIn({ password: `spread-${i}`, address: newAddress() })));
+    const said = messages(outcomes);
+    expect(said.filter((m) => m === WRONG).length).toBeLessThanOrEqual(SIGN_IN_ATTEMPTS_ALL);
+    expect(said.filter((m) => ONE_SERVER.test(m)).length).toBeGreaterThanOrEqual(10);
+    expect(messages([await attemptAdminSignIn({ password: PASSWORD, address: newAddress() })])).toEqual([expect.stringMatching(ONE_SERVER)]);
+    expect(warnings.mock.calls.map((call) => call.join(" ")).join("\n")).toContain("admin sign-in refused for every address");
+    // The next window (or another test) starts afresh.
+    await prisma.rateLimit.deleteMany({ where: { key: "admin-sign-in:all" } });
+  });
+});
+
+describe("the admin cookie", () => {
+  test("its MAC is keyed by the server's secret as well as the password: a captured cookie tests no password guess offline", async () => {
+    const { createHmac } = await import("node:crypto");
+    const { signAdminSession, verifyAdminSession } = await import("@/lib/viewer/admin");
+    const cookie = signAdminSession(PASSWORD, now);
+    const [expires, signature] = cookie.split(".") as [string, string];
+    expect(verifyAdminSession(cookie, PASSWORD, now)).toBe(true);
+    // What someone holding the cookie computes for a guess, knowing the scheme (this file) but not the server's secret.
+    const guessed = (password: string, secret?: string) => {
+      const key = secret === undefined
+        ? createHmac("sha256", password).update("framehook admin session v1").digest()
+        : createHmac("sha256", secret).update("framehook admin session v2\0").update(password).digest();
+      return createHmac("sha256", key).update(expires).digest("base64url");
+    };
+    expect(guessed(PASSWORD)).not.toBe(signature);
+    expect(guessed(PASSWORD, "some-other-server-secret-0123456789abcdef")).not.toBe(signature);
+    expect(verifyAdminSession(`${expires}.${guessed(PASSWORD)}`, PASSWORD, now)).toBe(false);
+  });
+});
