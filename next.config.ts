@@ -1,7 +1,34 @@
 import type { NextConfig } from "next";
 
+/**
+ * Paths another site may show in a frame (Next's `source` syntax, e.g.
+ * "/embed/:path*"): none. A fork with an embeddable player lists its page
+ * here, and sets its own `frame-ancestors` on it. Every other answer says
+ * no site may frame it (clickjacking): `frame-ancestors 'none'`, and
+ * X-Frame-Options for browsers that predate it.
+ */
+export const FRAMEABLE_PATHS: string[] = [];
+
+/** Every path but the frameable ones, as one `source` (a negative lookahead of their prefixes). */
+function unframeableSource(): string {
+  if (FRAMEABLE_PATHS.length === 0) return "/:path*";
+  const prefixes = FRAMEABLE_PATHS.map((path) => path.replace(/\/:path\*$/, "").replace(/^\//, "").replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  return `/((?!(?:${prefixes.join("|")})(?:/|$)).*)`;
+}
+
 const nextConfig: NextConfig = {
   poweredByHeader: false,
+  async headers() {
+    return [
+      {
+        source: unframeableSource(),
+        headers: [
+          { key: "Content-Security-Policy", value: "frame-ancestors 'none'" },
+          { key: "X-Frame-Options", value: "DENY" },
+        ],
+      },
+    ];
+  },
   // `next dev` serves its scripts and hot reload only to pages opened on the host it
   // started for (localhost): opened at http://127.0.0.1:3000, a page would never hydrate.
   allowedDevOrigins: ["127.0.0.1"],

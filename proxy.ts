@@ -5,8 +5,8 @@
 // and pass through (callbacks are kept out by the matcher, below, as well).
 import { NextResponse, type NextRequest } from "next/server";
 import { accessGateHeaders, passesAccessGate } from "@/lib/viewer/access-gate";
-import { viewerCookieOptions, viewerSecret } from "@/lib/viewer/get-viewer";
-import { ensureViewerCookie, VIEWER_COOKIE } from "@/lib/viewer/viewer-cookie";
+import { viewerCookieOptions, viewerSecret, visitorCookieName } from "@/lib/viewer/get-viewer";
+import { ensureViewerCookie } from "@/lib/viewer/viewer-cookie";
 
 const OPEN_PATHS = new Set(["/api/webhooks/gateway", "/api/webhooks/stripe", "/api/health", "/api/ping", "/api/cron/reconcile"]);
 
@@ -22,11 +22,12 @@ export function proxy(request: NextRequest) {
  * the page rendering it already has its viewer.
  */
 function withViewerCookie(request: NextRequest) {
-  const { value, renewed } = ensureViewerCookie(request.headers.get("cookie"), viewerSecret());
+  const name = visitorCookieName();
+  const { value, renewed } = ensureViewerCookie(request.headers.get("cookie"), viewerSecret(), Date.now(), name);
   if (!renewed) return NextResponse.next();
-  request.cookies.set(VIEWER_COOKIE, value);
+  request.cookies.set(name, value);
   const response = NextResponse.next({ request: { headers: request.headers } });
-  response.cookies.set(VIEWER_COOKIE, value, viewerCookieOptions());
+  response.cookies.set(name, value, viewerCookieOptions());
   return response;
 }
 

@@ -6,8 +6,7 @@ import { redirect } from "next/navigation";
 import { auth } from "@/lib/auth/auth";
 import { prisma } from "@/lib/db";
 import { deleteAccount } from "@/lib/viewer/delete-account";
-import { getViewer } from "@/lib/viewer/get-viewer";
-import { VIEWER_COOKIE } from "@/lib/viewer/viewer-cookie";
+import { getViewer, viewerCookieOptions, visitorCookieName } from "@/lib/viewer/get-viewer";
 
 async function signedInAccount() {
   const viewer = await getViewer();
@@ -17,7 +16,9 @@ async function signedInAccount() {
 
 /** Signing out also starts a fresh guest (proxy.ts issues a new cookie): the claimed guest's id is not reused. */
 async function forgetGuest() {
-  (await cookies()).delete(VIEWER_COOKIE);
+  // Deleted with the attributes it was set with: a __Host- cookie is only accepted (and so only cleared) Secure, Path=/.
+  const { secure, path } = viewerCookieOptions();
+  (await cookies()).set(visitorCookieName(), "", { secure, path, maxAge: 0 });
 }
 
 export async function signOut(): Promise<void> {

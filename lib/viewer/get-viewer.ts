@@ -8,7 +8,7 @@ import "server-only";
 import { accountOwnerId, readAccountSession, type AccountSession } from "@/lib/auth/session";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import { readCookie, VIEWER_COOKIE, VIEWER_MAX_AGE_SECONDS, verifyViewerCookie } from "./viewer-cookie";
+import { readCookie, VIEWER_MAX_AGE_SECONDS, verifyViewerCookie, viewerCookieName } from "./viewer-cookie";
 
 export type Viewer = {
   /** Stable and opaque: stored as every generation's ownerId. */
@@ -43,7 +43,7 @@ export type Viewer = {
  */
 export async function getViewer(request?: Request): Promise<Viewer | null> {
   const headers = request ? request.headers : await requestHeaders();
-  const guestId = verifyViewerCookie(readCookie(headers.get("cookie"), VIEWER_COOKIE), viewerSecret());
+  const guestId = verifyViewerCookie(readCookie(headers.get("cookie"), visitorCookieName()), viewerSecret());
   // Route handlers (handed their request) and server actions can set cookies: a session they use is renewed.
   const account = await readAccountSession(headers, { renew: request !== undefined || headers.has("next-action") });
   if (account) return { id: accountOwnerId(account.userId), signedIn: true, account, guestId };
@@ -72,6 +72,9 @@ export const viewerCookieOptions = () =>
 
 /** Secure wherever the app is served over https; `npm start` on http://localhost must still work. */
 export const cookiesAreSecure = () => env.NODE_ENV === "production" && env.PUBLIC_BASE_URL.startsWith("https:");
+
+/** The visitor cookie's name here: __Host-framehook_viewer over https, framehook_viewer otherwise. */
+export const visitorCookieName = () => viewerCookieName(cookiesAreSecure());
 
 /** With REQUIRE_SIGN_IN, guests may look but not spend: generating and uploading need an account. */
 export function assertMayCreate(viewer: Viewer): void {

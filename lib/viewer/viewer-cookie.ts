@@ -5,6 +5,12 @@ import { createHmac, randomBytes } from "node:crypto";
 import { safeEqual } from "./safe-equal";
 
 export const VIEWER_COOKIE = "framehook_viewer";
+/**
+ * The cookie's name as set: over https it takes the __Host- prefix, which
+ * browsers accept only Secure, with Path=/ and no Domain, so neither a
+ * subdomain nor a plain-http page can set or shadow it.
+ */
+export const viewerCookieName = (secure: boolean) => (secure ? `__Host-${VIEWER_COOKIE}` : VIEWER_COOKIE);
 /** Browsers keep a cookie 400 days at most; a signed visit older than that is a new visitor. */
 export const VIEWER_MAX_AGE_SECONDS = 400 * 24 * 60 * 60;
 /** A cookie older than this is signed again on the next visit, so an active visitor never expires. */
@@ -36,8 +42,8 @@ export function verifyViewerCookie(value: string | undefined, secret: string, no
  * one again (same id), and give anyone without a valid one (none, forged,
  * tampered, expired) a brand-new id, never someone else's.
  */
-export function ensureViewerCookie(cookieHeader: string | null, secret: string, now = Date.now()): { value: string; renewed: boolean } {
-  const current = readCookie(cookieHeader, VIEWER_COOKIE);
+export function ensureViewerCookie(cookieHeader: string | null, secret: string, now = Date.now(), name = VIEWER_COOKIE): { value: string; renewed: boolean } {
+  const current = readCookie(cookieHeader, name);
   const id = verifyViewerCookie(current, secret, now);
   if (id && current) {
     const issued = Number(current.split(".")[1]);
