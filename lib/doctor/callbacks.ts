@@ -4,6 +4,7 @@
 // proof is asking the receiver at the public address: it answers GET with 405.
 import { isPrivateHost, WEBHOOK_PATH } from "@/lib/generations/callback-url";
 import { fail, ok, type CheckResult, type RawEnvironment } from "./check";
+import { probeApp } from "./probe";
 
 const NAME = "Callbacks";
 
@@ -77,13 +78,9 @@ export async function checkCallbacks({
     }
   }
   const receiver = `${publicBaseUrl.replace(/\/+$/, "")}${WEBHOOK_PATH}`;
-  let response: Response;
-  try {
-    response = await fetch(receiver, { redirect: "manual", signal: AbortSignal.timeout(5_000), cache: "no-store" });
-  } catch (error) {
-    const code = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
-    return fail(NAME, `nothing answers at ${receiver} (${code})`, "start the app (`npm run dev`), or set PUBLIC_BASE_URL to the address it is served at");
-  }
+  const probe = await probeApp(receiver);
+  if ("failure" in probe) return fail(NAME, probe.failure, "start the app (`npm run dev`), or set PUBLIC_BASE_URL to the address it is served at");
+  const { response } = probe;
   await response.body?.cancel();
   const verdict = classifyProbe(response.status, response.headers);
   if (!verdict.ok) return fail(NAME, `${receiver} ${verdict.detail}`, verdict.fix);

@@ -5,6 +5,7 @@
 import { INPUT_PATH } from "@/lib/uploads/upload-links";
 import { unreachableReason } from "./callbacks";
 import { fail, ok, skip, type CheckResult, type RawEnvironment } from "./check";
+import { probeApp } from "./probe";
 
 const NAME = "Inputs";
 /** An upload id no upload has, with a signature no link has: the route's answer is a 404 of its own. */
@@ -33,13 +34,9 @@ export async function checkInputs({ publicBaseUrl, gatewayIsLocal, storageEnable
     }
   }
   const url = `${publicBaseUrl.replace(/\/+$/, "")}${PROBE}`;
-  let response: Response;
-  try {
-    response = await fetch(url, { redirect: "manual", signal: AbortSignal.timeout(5_000), cache: "no-store" });
-  } catch (error) {
-    const code = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
-    return fail(NAME, `nothing answers at ${publicBaseUrl} (${code})`, "start the app (`npm run dev`), or set PUBLIC_BASE_URL to the address it is served at");
-  }
+  const probe = await probeApp(url);
+  if ("failure" in probe) return fail(NAME, probe.failure, "start the app (`npm run dev`), or set PUBLIC_BASE_URL to the address it is served at");
+  const { response } = probe;
   const verdict = classifyInputProbe(response.status, response.headers.get("content-type") ?? "", (await response.text()).slice(0, 2000));
   if (!verdict.ok) return fail(NAME, `${INPUT_PATH}/… at ${publicBaseUrl} ${verdict.detail}`, verdict.fix);
   return ok(NAME, `${publicBaseUrl}${INPUT_PATH}/… answers as the input route${gatewayIsLocal ? "" : "; the gateway can fetch uploaded inputs"}`);

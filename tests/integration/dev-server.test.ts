@@ -11,6 +11,7 @@ import path from "node:path";
 import { chromium, type Browser } from "@playwright/test";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { freePort } from "../../scripts/free-port";
+import { listeningAddresses } from "../support/listening";
 import { testEngine } from "../support/test-database";
 
 const DIST_DIR = ".next-devtest";
@@ -18,13 +19,15 @@ const DIR = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-dev-"));
 let dev: ChildProcess | undefined;
 let output = "";
 let port = 0;
+let simulatorPort = 0;
+let devEnv: NodeJS.ProcessEnv = process.env;
 let browser: Browser | undefined;
 
 describe.skipIf(testEngine() !== "sqlite")("npm run dev", () => {
   beforeAll(async () => {
     port = await freePort();
-    const simulatorPort = await freePort();
-    const env: NodeJS.ProcessEnv = {
+    simulatorPort = await freePort();
+    const env: NodeJS.ProcessEnv = (devEnv = {
       ...process.env,
       NODE_ENV: "development",
       PORT: String(port),
@@ -34,7 +37,7 @@ describe.skipIf(testEngine() !== "sqlite")("npm run dev", () => {
       MEDIA_LOCAL_DIR: path.join(DIR, "media"),
       // Its own build directory, named in tsconfig.json (else next dev adds it there): a developer's `npm run dev` may hold .next's lock.
       NEXT_DIST_DIR: DIST_DIR,
-    };
+    });
     const child = spawn(process.execPath, [path.join("node_modules", "tsx", "dist", "cli.mjs"), "scripts/dev.ts"], { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
     dev = child;
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -63,6 +66,27 @@ describe.skipIf(testEngine() !== "sqlite")("npm run dev", () => {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     fs.rmSync(DIR, { recursive: true, force: true });
     fs.rmSync(DIST_DIR, { recursive: true, force: true });
+  });
+
+  // First, while the routes the doctor asks have never been asked (each compiles on its first request).
+  test("the doctor's first run waits for routes still compiling, and never says the running app is not there", async () => {
+    const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/doctor.ts"], { env: devEnv, stdio: ["ignore", "pipe", "pipe"] });
+    let doctorOutput = "";
+    child.stdout.on("data", (chunk: Buffer) => (doctorOutput += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (doctorOutput += chunk.toString()));
+    await new Promise((resolve) => child.on("close", resolve));
+    expect(doctorOutput).not.toContain("nothing answers");
+    expect(doctorOutput, doctorOutput).toMatch(/^✓ Callbacks: .*reaches the receiver/m);
+  }, 300_000);
+
+  test("the app and the simulator listen on this computer only (loopback), as nobody set DEV_LISTEN_HOST", () => {
+    const loopback = ["127.0.0.1", "::1"];
+    for (const listened of [port, simulatorPort]) {
+      const addresses = listeningAddresses(listened);
+      if (addresses === null) return; // no /proc/net: not Linux
+      expect(addresses.length, `port ${listened} is listened on`).toBeGreaterThan(0);
+      expect(addresses.filter((address) => !loopback.includes(address)), `port ${listened}`).toEqual([]);
+    }
   });
 
   for (const host of ["localhost", "127.0.0.1"]) {
