@@ -22,7 +22,10 @@ export default defineConfig({
     // Fault tests race real processes on a shared 2-core machine: on CI a
     // failure is tried once more (and reported as flaky) before it fails the run.
     retry: process.env.CI ? 1 : 0,
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // A hang detector, not a verdict: what a test waits for has a bound of its own
+    // (waitFor). Tests that start a process under tsx or run FFmpeg took over 30 s
+    // at load average 25 on 2 cores (docs/testing.md, "Under load").
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
   },
 });
