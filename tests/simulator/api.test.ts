@@ -131,11 +131,14 @@ describe("GET /api/generate/{taskId}", () => {
 
   test("progress grows while PENDING", async () => {
     const m = marker("progress");
-    await sim.control.scenario({ match: m, pendingMs: 2000 });
+    // Pending for longer than any wait below, so the task is still running when read again.
+    await sim.control.scenario({ match: m, pendingMs: 120_000 });
     const { taskId } = await sim.submit(inputs.text(`progress ${m}`));
     const first = await sim.task(taskId);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const later = await sim.task(taskId);
+    const later = await waitFor(async () => {
+      const task = await sim.task(taskId);
+      return task.progress > first.progress && task;
+    }, 60_000, "the task's progress to grow");
     expect(later.state).toBe("PENDING");
     expect(later.progress).toBeGreaterThan(first.progress);
     expect(later.progress).toBeLessThan(100);

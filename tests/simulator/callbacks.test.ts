@@ -29,7 +29,7 @@ async function submitWithWebhook(label: string, scenario?: Parameters<typeof sim
   const { taskId, status } = await sim.submit(inputs.text(`callback ${m}`, 2), { webhook_url: url });
   expect(status).toBe(200);
   const hits = () => receiver.hits.filter((h) => h.body && JSON.stringify(h.body).includes(taskId));
-  return { m, taskId, hits, waitHits: (n: number, timeoutMs = 4000) => waitFor(() => hits().length >= n && hits(), timeoutMs) };
+  return { m, taskId, hits, waitHits: (n: number, timeoutMs = 60_000) => waitFor(() => hits().length >= n && hits(), timeoutMs) };
 }
 
 const gaps = (hits: Hit[]) => hits.slice(1).map((h, i) => h.at - hits[i]!.at);
@@ -243,10 +243,12 @@ describe("duplicates, drops, delays, order", () => {
   });
 
   test("reset cancels callbacks still waiting to be sent", async () => {
-    const { hits } = await submitWithWebhook("cancel", { callback: { delayMs: 400 } });
-    await sleep(150);
+    // The callback waits 3 s after the task ends: the reset comes well inside that on a
+    // loaded machine, and nothing may arrive in the second after it was due.
+    const { taskId, hits } = await submitWithWebhook("cancel", { callback: { delayMs: 3_000 } });
+    await waitFor(async () => (await sim.task(taskId)).state === "SUCCESS", 60_000, "the task to end");
     await sim.control.reset();
-    await sleep(500);
+    await sleep(4_000);
     expect(hits()).toHaveLength(0);
   });
 });

@@ -120,10 +120,12 @@ describe("outages", () => {
   });
 
   test("an outage ends by itself after ms, and can answer another status", async () => {
-    await sim.control.outage(500, 300);
+    // Long enough that the first call lands inside it on a loaded machine; its end is waited for.
+    const started = Date.now();
+    await sim.control.outage(500, 3_000);
     expect((await sim.api("/api/credits")).status).toBe(500);
-    await sleep(350);
-    expect((await sim.api("/api/credits")).status).toBe(200);
+    await waitFor(async () => (await sim.api("/api/credits")).status === 200, 60_000, "the outage to end by itself");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3_000);
   });
 
   test("connection refused for ms, then the same port answers again; tasks and callbacks carry on meanwhile", async () => {

@@ -28,8 +28,10 @@ describe("lifecycle", () => {
   });
 
   test("a task is still PENDING before its time", async () => {
-    const { taskId } = await sim.submit(inputs.text(`early ${marker("early")}`, 1));
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // A time no loaded machine outlasts between the submit and the read.
+    const m = marker("early");
+    await sim.control.scenario({ match: m, pendingMs: 60_000 });
+    const { taskId } = await sim.submit(inputs.text(`early ${m}`, 1));
     expect((await sim.task(taskId)).state).toBe("PENDING");
   });
 

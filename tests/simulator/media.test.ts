@@ -185,11 +185,14 @@ describe("result URLs", () => {
 
   test("a scenario's resultTtlMs: the URL answers 410 {code, message} once it has expired", async () => {
     const m = marker("ttl");
-    await sim.control.scenario({ match: m, resultTtlMs: 400 });
+    // Long enough that the first HEAD comes inside it on a loaded machine; the expiry is waited for.
+    await sim.control.scenario({ match: m, resultTtlMs: 3_000 });
     const { url } = await resultUrl(m);
     expect((await fetch(url, { method: "HEAD" })).status).toBe(200);
-    await sleep(500);
-    const response = await fetch(url);
+    const response = await waitFor(async () => {
+      const answer = await fetch(url);
+      return answer.status !== 200 && answer;
+    }, 60_000, "the result URL to expire");
     expect(response.status).toBe(410);
     expect(await response.json()).toEqual({ code: "result_expired", message: expect.any(String) });
     // The task still lists the URL: the client must notice it is stale.
