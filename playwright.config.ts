@@ -79,6 +79,8 @@ export const E2E_APP_ENV: Record<string, string> = {
   CREDITS_WELCOME_GRANT: "1000000",
   // Every flow's visitors come from 127.0.0.1: no bound on welcome grants per address.
   CREDITS_WELCOME_GRANTS_PER_ADDRESS: "0",
+  // The instance-wide ceiling too: set high, so that the doctor sees one (tests/integration/welcome-ceiling.test.ts sets a small one).
+  CREDITS_WELCOME_GRANTS_PER_DAY: "100000000",
   // Per visitor (each test's browser context is one): owners.spec.ts fills it; other flows stay far below.
   SPEND_LIMIT_CREDITS: "6",
   // Every flow's visitors share 127.0.0.1: the address cap has its own tests (spend-caps-anonymous).

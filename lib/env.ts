@@ -42,7 +42,7 @@ const schema = z
     EVENTS_STREAM_SECONDS: optional(z.coerce.number().int().min(5).max(280)).default(240),
     // Open event streams one instance serves at most; past it, browsers fall back to polling.
     EVENTS_MAX_STREAMS: optional(z.coerce.number().int().min(1)).default(2000),
-    // Of those, what one owner and one client address (IPv6: its /64) may hold, so one client cannot take them all.
+    // Of those, what one owner and one client address (IPv6: its /48) may hold, so one client cannot take them all.
     EVENTS_MAX_STREAMS_PER_OWNER: optional(z.coerce.number().int().min(1)).default(10),
     EVENTS_MAX_STREAMS_PER_ADDRESS: optional(z.coerce.number().int().min(1)).default(30),
     CRON_SECRET: optional(z.string().min(1)),
@@ -83,7 +83,7 @@ const schema = z
     UPLOAD_UNUSED_HOURS: optional(z.coerce.number().min(0.01).max(24 * 30)).default(6),
     UPLOAD_RETENTION_DAYS: optional(z.coerce.number().min(0.01)).default(7),
     UPLOAD_LINK_SECONDS: optional(z.coerce.number().int().min(300).max(7 * 86_400)).default(86_400),
-    // What anonymous visitors from one client address (IPv6: its /64) may keep
+    // What anonymous visitors from one client address (IPv6: its /48) may keep
     // together, whatever they do with cookies (default: 3 × UPLOAD_QUOTA_BYTES);
     // what every upload no submission has used yet may take together; 0: off.
     UPLOAD_ADDRESS_QUOTA_BYTES: optional(z.coerce.number().int().min(0)),
@@ -106,7 +106,7 @@ const schema = z
     // Credits one owner may spend (in flight + succeeded) per window; 0 turns the cap off.
     SPEND_LIMIT_CREDITS: optional(z.coerce.number().min(0)).default(0),
     SPEND_LIMIT_WINDOW: optional(z.enum(["hour", "day", "week"])).default("day"),
-    // What anonymous visitors from one client address (IPv6: its /64) may spend
+    // What anonymous visitors from one client address (IPv6: its /48) may spend
     // together per window, whatever they do with cookies; 0: off. Default: SPEND_LIMIT_CREDITS.
     SPEND_LIMIT_ADDRESS_CREDITS: optional(z.coerce.number().min(0)),
     // What every owner together may spend per window, on every instance; 0 turns it off.
@@ -122,6 +122,10 @@ const schema = z
     // New owners welcomed per client address per day (guests are free to make: a cookie each); past
     // it an owner is simply not welcomed, and may be on a later day. 0 turns the bound off.
     CREDITS_WELCOME_GRANTS_PER_ADDRESS: optional(z.coerce.number().int().min(0).max(1_000_000)).default(3),
+    // New owners welcomed per day on the whole instance (every address, every app instance): the
+    // bound on what free credits cost whatever proxy pool a farm uses. Past it new visitors get 0
+    // and are told how to get credits. 0 turns it off.
+    CREDITS_WELCOME_GRANTS_PER_DAY: optional(z.coerce.number().int().min(0).max(100_000_000)).default(1000),
     // Opens /admin (every owner's generations, spend, delivery log); unset, /admin is a 404.
     ADMIN_PASSWORD: optional(z.string().min(12, "must be at least 12 characters")),
     // Accounts (lib/auth, docs/accounts.md). Signed-in accounts whose verified email is listed here are admins.

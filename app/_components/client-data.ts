@@ -16,7 +16,8 @@ export const SAFETY_NET_POLL_MS = 10_000;
 
 /** The viewer's own credits (never the gateway's balance). */
 export const CREDITS_KEY = "/api/credits";
-export type CreditBalance = { credits: number; held: number };
+/** `welcome: "ceiling"`: not welcomed, because today's welcome credits are all given. */
+export type CreditBalance = { credits: number; held: number; welcome?: "ceiling" };
 export const GATEWAY_STATUS_KEY = "/api/gateway";
 export const SPEND_KEY = "/api/spend";
 export const COMPLETION_TIMES_KEY = "/api/completion-times";

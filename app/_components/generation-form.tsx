@@ -192,6 +192,7 @@ export function GenerationForm({ models, defaultModelId, pricing }: { models: re
             {short && balance ? (
               <p className="mt-1 font-medium text-amber-800 dark:text-amber-300" data-testid="credits-short">
                 You have {credits(balance.credits)}: {credits(short)} short for this video.{" "}
+                {balance.welcome === "ceiling" ? "Today's free credits for new visitors have all been given out: buy credits to start now, or come back tomorrow. " : null}
                 <Link href="/credits" className="font-semibold underline hover:no-underline">
                   Buy credits
                 </Link>

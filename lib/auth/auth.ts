@@ -69,7 +69,7 @@ export const auth = betterAuth({
  */
 export function handleAuthRequest(request: Request): Promise<Response> {
   const headers = new Headers(request.headers);
-  // visitorAddress gives IPv6 as its group ("2001:db8:1:2::/64"); without the length it is an address Better Auth accepts.
+  // visitorAddress gives IPv6 as its group ("2001:db8:1::/48"); without the length it is an address Better Auth accepts.
   headers.set(CLIENT_ADDRESS_HEADER, visitorAddress(request.headers).replace(/\/\d+$/, ""));
   return auth.handler(new Request(request, { headers }));
 }

@@ -8,7 +8,8 @@ import { prisma } from "@/lib/db";
 import { grantWelcomeLocked, lockCredits, readCreditBalance, readCreditSummary } from "./ledger";
 import { welcomeGrantCredits } from "./pricing";
 
-export type CreditBalance = { credits: number; held: number };
+/** `welcome: "ceiling"`: a new owner not welcomed because today's welcome grants are all given (the page says how to get credits). */
+export type CreditBalance = { credits: number; held: number; welcome?: "ceiling" };
 
 /** How long a balance read waits out a busy database before it fails. */
 const BUSY_WAIT_MS = 5_000;
@@ -27,14 +28,14 @@ export function creditBalance(ownerId: string): Promise<number> {
 export async function showCreditBalance({ ownerId, visitor }: { ownerId: string; visitor: string }): Promise<CreditBalance> {
   const summary = await readCreditSummary(prisma, ownerId);
   if (summary.welcomed || welcomeGrantCredits() <= 0) return { credits: summary.credits, held: summary.held };
-  await retryTransaction(
+  const outcome = await retryTransaction(
     () =>
       prisma.$transaction(async (tx) => {
         await lockCredits(tx, ownerId);
-        await grantWelcomeLocked(tx, { ownerId, visitor });
+        return grantWelcomeLocked(tx, { ownerId, visitor });
       }),
     { waitMs: BUSY_WAIT_MS },
   );
   const granted = await readCreditSummary(prisma, ownerId);
-  return { credits: granted.credits, held: granted.held };
+  return { credits: granted.credits, held: granted.held, ...(outcome === "ceiling" ? { welcome: "ceiling" as const } : {}) };
 }

@@ -13,6 +13,7 @@ import { AppError } from "@/lib/errors";
 import type { CreditEntryKind } from "@/lib/generated/prisma/client";
 import { hitRateLimit } from "@/lib/rate-limit";
 import { collectOwedIn } from "./owed";
+import { takeWelcomeGrant } from "./welcome-ceiling";
 import { formatCreditCount as formatCredits } from "./prices";
 import { welcomeGrantCredits, welcomeGrantsPerAddress } from "./pricing";
 
@@ -79,6 +80,9 @@ export async function lockCredits(tx: Transaction, ownerId: string, now = new Da
     ON CONFLICT ("ownerId") DO UPDATE SET "lockedAt" = excluded."lockedAt"`;
 }
 
+/** What a welcome attempt did: granted, already welcomed, or not welcomed (and why). */
+export type WelcomeOutcome = "granted" | "welcomed" | "off" | "address_bound" | "ceiling";
+
 /** Welcome grants are counted per client address over this window (the longest the rate limiter keeps). */
 const WELCOME_WINDOW_SECONDS = 86_400;
 
@@ -86,23 +90,28 @@ const WELCOME_WINDOW_SECONDS = 86_400;
  * The welcome grant, once per owner, inside a transaction that holds the
  * owner's lock; at most CREDITS_WELCOME_GRANTS_PER_ADDRESS per client address
  * (`visitor`, a keyed hash of it) per day, since a guest is a cookie anyone can
- * drop. Past that the owner is not welcomed, so a visit on a later day may be.
+ * drop, and at most CREDITS_WELCOME_GRANTS_PER_DAY on the whole instance
+ * (welcome-ceiling.ts). Past either the owner is not welcomed, so a visit on a
+ * later day may be.
  * The address's count is written in the same transaction, so it rolls back
  * with a grant that does.
  */
-export async function grantWelcomeLocked(tx: Transaction, { ownerId, visitor }: { ownerId: string; visitor: string }): Promise<void> {
+export async function grantWelcomeLocked(tx: Transaction, { ownerId, visitor }: { ownerId: string; visitor: string }): Promise<WelcomeOutcome> {
   const credits = welcomeGrantCredits();
-  if (credits <= 0) return;
+  if (credits <= 0) return "off";
   const welcomed = await tx.creditEntry.findFirst({ where: { ownerId, kind: "GRANT", idempotencyKey: { startsWith: WELCOME_PREFIX } }, select: { id: true } });
-  if (welcomed) return;
+  if (welcomed) return "welcomed";
   const bound = welcomeGrantsPerAddress();
   if (bound > 0) {
     const { allowed } = await hitRateLimit({ key: `welcome:${visitor}`, limit: bound, windowSeconds: WELCOME_WINDOW_SECONDS, db: tx });
-    if (!allowed) return;
+    if (!allowed) return "address_bound";
   }
+  // The instance's daily ceiling last, so that a client past its own bound does not use it up.
+  if (!(await takeWelcomeGrant(tx))) return "ceiling";
   const key = ledgerKey.welcome(ownerId);
   await tx.creditEntry.create({ data: { ownerId, kind: "GRANT", amount: credits, idempotencyKey: key, note: "welcome grant" } });
   await collectOwedIn(tx, { ownerId, inflowKey: key, amount: credits, source: "the welcome grant" });
+  return "granted";
 }
 
 /** Appends one row; the caller made sure the key is new (under the owner's lock, or by a unique fact such as a new generation). */

@@ -25,6 +25,11 @@ export function welcomeGrantsPerAddress(): number {
   return env.CREDITS_WELCOME_GRANTS_PER_ADDRESS;
 }
 
+/** New owners welcomed per day on the whole instance; 0: no ceiling. */
+export function welcomeGrantsPerDay(): number {
+  return env.CREDITS_WELCOME_GRANTS_PER_DAY;
+}
+
 /** The pricing the form estimates with; null when credits are off (a submission holds nothing). */
 export const formPricing = (): CreditPricing | null => (creditsEnabled() ? creditPricing() : null);
 

@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import packageJson from "@/package.json";
-import { fail, isSet, ok, type CheckResult, type RawEnvironment } from "./check";
+import { fail, isSet, ok, warn, type CheckResult, type RawEnvironment } from "./check";
 import { MAKE_SECRET, PRODUCTION_SECRET_MIN_LENGTH } from "./secret-rules";
 
 export function checkNodeVersion(version = process.versions.node): CheckResult {
@@ -96,4 +96,36 @@ export function checkCron({ cronSecret, gatewayIsLocal }: { cronSecret: string |
       ? "CRON_SECRET set; with the local simulator the open pages poll, no schedule needed"
       : "CRON_SECRET set; make sure GET /api/cron/reconcile is scheduled every minute (host cron, or crontab with `npm run reconcile`)",
   );
+}
+
+/**
+ * What free credits can cost in production: with no total spending cap and no
+ * daily ceiling on welcome grants, fresh visitors from a proxy pool (or one
+ * routed IPv6 /48) are bounded by nothing but the per-address limits.
+ */
+export function checkFreeCredits({
+  production,
+  totalSpendCap,
+  welcomeGrant,
+  welcomeGrantsPerDay,
+  creditsEnabled,
+}: {
+  production: boolean;
+  totalSpendCap: number;
+  welcomeGrant: number;
+  welcomeGrantsPerDay: number;
+  creditsEnabled: boolean;
+}): CheckResult {
+  const name = "Free credits";
+  if (!creditsEnabled || welcomeGrant <= 0) return ok(name, "no welcome grant");
+  const ceiling = welcomeGrantsPerDay > 0 ? `at most ${welcomeGrantsPerDay} welcome grants of ${welcomeGrant} a day` : "no daily ceiling on welcome grants";
+  const cap = totalSpendCap > 0 ? `a total spending cap of ${totalSpendCap} gateway credits` : "no total spending cap";
+  if (production && totalSpendCap <= 0 && welcomeGrantsPerDay <= 0) {
+    return warn(
+      name,
+      `${ceiling} and ${cap}: new visitors from many addresses (a proxy pool, one IPv6 /48) can take free credits without bound`,
+      "set CREDITS_WELCOME_GRANTS_PER_DAY (default 1000) or SPEND_LIMIT_TOTAL_CREDITS (docs/credits.md, docs/operations.md)",
+    );
+  }
+  return ok(name, `${ceiling}; ${cap}`);
 }

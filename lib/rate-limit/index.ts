@@ -57,7 +57,7 @@ export async function pruneRateLimits({ now = Date.now() }: { now?: number } = {
 
 const MAX_WINDOW_MS = 86_400_000;
 
-/** The client's address as limits count it: IPv4 whole, IPv6 by its /64 (lib/viewer/peer-address.ts). */
+/** The client's address as limits count it: IPv4 whole, IPv6 by its /48 (lib/viewer/peer-address.ts). */
 export function visitorAddress(headers: Headers): string {
   return addressGroup(clientAddress(headers, env.TRUSTED_PROXY_HOPS, env.TRUSTED_PROXY_CIDRS));
 }

@@ -40,7 +40,7 @@ export async function isAdmin(): Promise<boolean> {
 export type AdminSignIn = { ok: true } | { ok: false; message: string };
 
 /**
- * One sign-in attempt from `address` (the client's, IPv6 by its /64). Each
+ * One sign-in attempt from `address` (the client's, IPv6 by its /48). Each
  * attempt is counted before the password is compared, in the database, so
  * concurrent guesses cannot pass the limit either; past it, even the right
  * password waits for the window to end. Failures and refusals are logged with

@@ -81,8 +81,10 @@ export function clientAddress(headers: Headers, trustedHops: number, trustedProx
 
 /**
  * The address as one client is counted: an IPv4 address whole, an IPv6
- * address by its /64 (one subscriber's network: a client can pick any
- * address inside it), an IPv4-mapped IPv6 address as the IPv4 it maps.
+ * address by its /48 (one site's routed prefix: a subscriber often gets a
+ * /56 or a /48 and can use any of its 65,536 /64s, so counting per /64 let
+ * one routed /48 farm every per-address limit), an IPv4-mapped IPv6 address
+ * as the IPv4 it maps.
  * A port or brackets a proxy wrote are dropped; anything else unparseable is
  * kept as written, so it is still one key.
  */
@@ -97,7 +99,7 @@ export function addressGroup(address: string): string {
   if (hextets.slice(0, 5).every((h) => h === 0) && hextets[5] === 0xffff) {
     return [hextets[6]! >> 8, hextets[6]! & 255, hextets[7]! >> 8, hextets[7]! & 255].join(".");
   }
-  return `${hextets.slice(0, 4).map((h) => h.toString(16)).join(":")}::/64`;
+  return `${hextets.slice(0, 3).map((h) => h.toString(16)).join(":")}::/48`;
 }
 
 /** The eight 16-bit groups of a valid IPv6 address ("::" filled in, a trailing dotted IPv4 as two groups). */

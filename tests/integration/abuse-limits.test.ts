@@ -47,7 +47,7 @@ describe("submission rate limit", () => {
     expect((await app.simulator.requests(marker)).filter((r) => r.method === "POST")).toHaveLength(3);
   });
 
-  test("an IPv6 client taking a new address of its /64 for each submission is one visitor: the fourth → rate_limited", async () => {
+  test("an IPv6 client taking an address of a new /64 of its /48 for each submission is one visitor: the fourth → rate_limited", async () => {
     const marker = uniqueMarker("v6");
     /** The headers a route sees for a request whose socket came from `peer`, as under `next start`. */
     const from = (peer: string) => {
@@ -58,7 +58,8 @@ describe("submission rate limit", () => {
     };
     const outcomes: string[] = [];
     for (let i = 1; i <= 4; i++) {
-      const visitor = visitorKey(from(`2001:db8:77:1:${i.toString(16)}::${i}`));
+      // A routed /48 holds 65,536 /64s: each submission from another one.
+      const visitor = visitorKey(from(`2001:db8:77:${i.toString(16)}:${i.toString(16)}::${i}`));
       const submission = submitGeneration({
         body: { model: "alpha-2.5-text-to-video-480p", input: { prompt: `v6 ${i} ${marker}`, duration: 2 } },
         visitor,
@@ -67,8 +68,8 @@ describe("submission rate limit", () => {
       outcomes.push(await submission.then(({ generation }) => generation.state, (error: { code: string }) => error.code));
     }
     expect(outcomes).toEqual(["PENDING", "PENDING", "PENDING", "rate_limited"]);
-    // The next /64 is another visitor.
-    expect(visitorKey(from("2001:db8:77:2::1"))).not.toBe(visitorKey(from("2001:db8:77:1::1")));
+    // The next /48 is another visitor.
+    expect(visitorKey(from("2001:db8:78::1"))).not.toBe(visitorKey(from("2001:db8:77:1::1")));
     expect((await app.simulator.requests(marker)).filter((r) => r.method === "POST")).toHaveLength(3);
   });
 

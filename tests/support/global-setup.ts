@@ -47,6 +47,8 @@ export async function setup() {
     CREDITS_WELCOME_GRANT: "1000000",
     // Every test visitor comes from 127.0.0.1: the bound on grants per address is off (0) but where a test sets it.
     CREDITS_WELCOME_GRANTS_PER_ADDRESS: "0",
+    // The instance-wide ceiling too: set high, so that the doctor sees one (tests/integration/welcome-ceiling.test.ts sets a small one).
+    CREDITS_WELCOME_GRANTS_PER_DAY: "100000000",
     POLL_STALE_MS: "1000",
     FRAMEHOOK_TEST_DIR: dir,
     // Copied results go to the run's temp dir, never to the project's data/.

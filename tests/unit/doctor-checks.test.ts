@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import { describe, expect, test } from "vitest";
 import { classifyProbe, unreachableReason } from "@/lib/doctor/callbacks";
 import { classifyInputProbe } from "@/lib/doctor/inputs";
-import { checkCron, checkNodeVersion, checkSecrets, variableNames } from "@/lib/doctor/environment";
+import { checkCron, checkFreeCredits, checkNodeVersion, checkSecrets, variableNames } from "@/lib/doctor/environment";
 import { checkMediaToolchain } from "@/lib/doctor/media";
 import { formatReport } from "@/lib/doctor/run-doctor";
 import { toolchainVersion } from "@/lib/media/toolchain";
@@ -161,5 +161,21 @@ describe("formatReport's verdict", () => {
     const report = formatReport([okLine, ...media]);
     expect(report).not.toMatch(/callbacks|credits|✗/);
     expect(report.split("\n").at(-1)).toBe("No problems: 2 features off (marked !): the rest works without them.");
+  });
+});
+
+describe("free credits (checkFreeCredits)", () => {
+  const base = { production: true, totalSpendCap: 0, welcomeGrant: 25, welcomeGrantsPerDay: 0, creditsEnabled: true };
+  test.each([
+    ["production, no ceiling and no total cap: a warning", base, "warn"],
+    ["a daily ceiling", { ...base, welcomeGrantsPerDay: 1000 }, "ok"],
+    ["a total spending cap", { ...base, totalSpendCap: 50 }, "ok"],
+    ["development", { ...base, production: false }, "ok"],
+    ["no welcome grant", { ...base, welcomeGrant: 0 }, "ok"],
+    ["credits off", { ...base, creditsEnabled: false }, "ok"],
+  ] as const)("%s", (_name, input, status) => {
+    const result = checkFreeCredits(input);
+    expect(result.status).toBe(status);
+    if (status === "warn") expect(result.fix).toContain("CREDITS_WELCOME_GRANTS_PER_DAY");
   });
 });

@@ -1,8 +1,10 @@
 // /admin's credits: the operator's balance at the gateway (with a warning when
 // it runs low), what was sold against what the gateway cost, what users hold
-// and owe, and the form that grants or takes an owner's credits.
+// and owe, how much of today's welcome grants are used, and the form that
+// grants or takes an owner's credits.
 import { formatPackPrice } from "@/lib/credits/prices";
 import { readCreditsOverview } from "@/lib/credits/overview";
+import { readWelcomeCeiling } from "@/lib/credits/welcome-ceiling";
 import { getCreditBalance } from "@/lib/gateway/balance";
 import { AdjustCreditsForm } from "./adjust-credits-form";
 
@@ -12,7 +14,7 @@ const card = "rounded-2xl bg-white p-4 shadow-sm ring-1 ring-zinc-200 sm:p-6 dar
 const whole = (n: number) => n.toLocaleString("en-US");
 
 export async function CreditsPanel() {
-  const [gateway, overview] = await Promise.all([getCreditBalance({ fresh: true }).catch(() => null), readCreditsOverview()]);
+  const [gateway, overview, ceiling] = await Promise.all([getCreditBalance({ fresh: true }).catch(() => null), readCreditsOverview(), readWelcomeCeiling()]);
   const low = gateway !== null && gateway < LOW_GATEWAY_BALANCE;
   return (
     <section aria-labelledby="credits" className={`${card} space-y-4`}>
@@ -46,6 +48,19 @@ export async function CreditsPanel() {
             {whole(overview.creditsSold)} sold, {whole(overview.creditsGranted)} granted, {whole(overview.creditsCharged)} charged, {whole(overview.creditsHeld)} held
             {overview.creditsOwed ? `, ${whole(overview.creditsOwed)} owed (refunded or disputed after they were spent; taken from their next credits)` : ""}
           </dd>
+        </div>
+        <div>
+          <dt className="text-zinc-600 dark:text-zinc-400">Welcome grants today</dt>
+          <dd className="tabular-nums" data-testid="welcome-ceiling">
+            {ceiling.limit > 0
+              ? `${whole(ceiling.used)} of ${whole(ceiling.limit)} (CREDITS_WELCOME_GRANTS_PER_DAY; a new day starts ${ceiling.resetsAt.toISOString().slice(11, 16)} UTC)`
+              : `no daily ceiling (CREDITS_WELCOME_GRANTS_PER_DAY=0)`}
+          </dd>
+          {ceiling.limit > 0 && ceiling.used >= ceiling.limit ? (
+            <dd role="alert" className="mt-1 text-amber-800 dark:text-amber-300">
+              Reached: new visitors get no welcome credits until then.
+            </dd>
+          ) : null}
         </div>
       </dl>
       <AdjustCreditsForm />
