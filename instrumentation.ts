@@ -1,10 +1,13 @@
 // Runs once when the server starts (Next's instrumentation hook). On the Node
 // runtime it makes the socket's address visible to the rate limit
 // (lib/viewer/peer-address.ts) and bounds request bodies before Next reads them
-// (lib/http/body-guard.ts), uploads by the access gate too. NEXT_RUNTIME is Next's
-// own switch for this file.
+// (lib/http/body-guard.ts), uploads by the access gate too, and drains the
+// instance on SIGTERM (lib/lifecycle/drain.ts). NEXT_RUNTIME is Next's own
+// switch for this file.
 export async function register() {
   if (process.env.NEXT_RUNTIME === "nodejs") {
+    const { drainOnSigterm } = await import("./lib/lifecycle/drain");
+    drainOnSigterm();
     const { installPeerStamp } = await import("./lib/viewer/peer-address");
     installPeerStamp();
     const { installBodyGuard } = await import("./lib/http/body-guard");

@@ -8,7 +8,7 @@ import { accessGateHeaders, passesAccessGate } from "@/lib/viewer/access-gate";
 import { viewerCookieOptions, viewerSecret, visitorCookieName } from "@/lib/viewer/get-viewer";
 import { ensureViewerCookie } from "@/lib/viewer/viewer-cookie";
 
-const OPEN_PATHS = new Set(["/api/webhooks/gateway", "/api/webhooks/stripe", "/api/health", "/api/ping", "/api/cron/reconcile"]);
+const OPEN_PATHS = new Set(["/api/webhooks/gateway", "/api/webhooks/stripe", "/api/health", "/api/ready", "/api/ping", "/api/cron/reconcile"]);
 
 export function proxy(request: NextRequest) {
   if (OPEN_PATHS.has(request.nextUrl.pathname)) return NextResponse.next();

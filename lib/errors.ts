@@ -40,6 +40,8 @@ export const ERROR_STATUS = {
   media_toolchain_missing: 503,
   /** The database is down, restarting, or too busy to answer in time: come back shortly. */
   database_unavailable: 503,
+  /** This instance is stopping (SIGTERM): the client retries, and the proxy sends it to another. */
+  shutting_down: 503,
   internal: 500,
 } as const;
 

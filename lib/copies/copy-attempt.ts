@@ -6,6 +6,7 @@ import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import type { MediaCopy } from "@/lib/generated/prisma/client";
 import { announceGenerationChange } from "@/lib/generations/store";
+import { onDrain } from "@/lib/lifecycle/drain";
 import { copyFile, quotaFull } from "./copy-file";
 import { DownloadError } from "./safe-download";
 import { deferStill, stillFields, storeStill } from "./stills";
@@ -36,6 +37,19 @@ export async function runCopyAttempt(job: MediaCopy, storage: MediaStorage): Pro
       .then((kept) => kept || abort.abort())
       .catch(() => {});
   }, env.MEDIA_COPY_LEASE_MS / 3);
+  // The instance is stopping: the copy is cut and the job handed back due now, so that another
+  // instance takes it at once rather than after the lease. The attempt still counts. Both this
+  // write and the attempt's own end are conditional on the fencing token: one of them wins.
+  let handedBack = false;
+  const forgetDrain = onDrain(async () => {
+    handedBack = true;
+    abort.abort();
+    const deleting = job.state === "DELETING";
+    await updateMediaCopyIf({
+      where: { ...mine, state: deleting ? "DELETING" : "COPYING" },
+      data: { state: deleting ? "DELETING" : "PENDING", leaseUntil: null, nextRunAt: new Date() },
+    });
+  });
   try {
     if (job.state === "DELETING") {
       await storage.delete({ key: job.storageKey });
@@ -68,8 +82,9 @@ export async function runCopyAttempt(job: MediaCopy, storage: MediaStorage): Pro
     if (done) await announceGenerationChange({ id: job.generationId });
     if (done && still.outcome === "busy") deferStill(job.id);
   } catch (error) {
-    await recordFailure({ job, attempt, error });
+    if (!handedBack) await recordFailure({ job, attempt, error });
   } finally {
+    forgetDrain();
     clearInterval(heartbeat);
   }
   return true;

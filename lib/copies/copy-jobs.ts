@@ -9,6 +9,7 @@ import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { isHttpUrl, MAX_RESULT_URLS } from "@/lib/gateway/task";
 import type { MediaCopy } from "@/lib/generated/prisma/client";
+import { isDraining } from "@/lib/lifecycle/drain";
 import { safeJsonParse } from "@/lib/http/json";
 import { runCopyAttempt } from "./copy-attempt";
 import { getMediaStorage, mediaStorageEnabled, type MediaStorage } from "@/lib/storage/storage";
@@ -38,7 +39,8 @@ let pumping = false;
  * truth: whatever this process does not get to, the cron and readers find.
  */
 export function requestMediaCopies(generationIds: readonly string[]): void {
-  if (!mediaStorageEnabled() || generationIds.length === 0) return;
+  // A draining instance starts nothing: the rows wait for another instance's runners.
+  if (!mediaStorageEnabled() || generationIds.length === 0 || isDraining()) return;
   for (const id of generationIds) wanted.add(id);
   if (!pumping) void pump();
 }
@@ -81,7 +83,7 @@ function runInSlot(job: MediaCopy, storage: MediaStorage): void {
 }
 
 function startWaiting(): void {
-  while (running < CONCURRENT_COPIES) {
+  while (running < CONCURRENT_COPIES && !isDraining()) {
     const next = nextWithRoom(waiting, runningPerHost);
     if (next < 0) return;
     const { job, storage } = waiting.splice(next, 1)[0]!;
@@ -172,7 +174,7 @@ export async function runDueMediaJobs({ generationIds, budgetMs }: { generationI
   stillRunning: number;
 }> {
   const storage = await getMediaStorage();
-  if (!storage) return { ran: 0, stillRunning: 0 };
+  if (!storage || isDraining()) return { ran: 0, stillRunning: 0 };
   const due = await findDueJobs({ generationIds, take: BATCH });
   let ran = 0;
   let settled = 0;

@@ -1,7 +1,10 @@
 // One browser tab's Server-Sent Events stream: catch-up from Last-Event-ID,
 // then every change the tab may see, a heartbeat comment, and an end of its
 // own before a serverless host's maxDuration (the browser then reconnects
-// with its Last-Event-ID, which is why every event carries an `id:`).
+// with its Last-Event-ID, which is why every event carries an `id:`). An
+// instance that drains (SIGTERM) ends its streams the same way, so that their
+// browsers reconnect to another instance at once.
+import { onDrain } from "@/lib/lifecycle/drain";
 import type { EventHub, StreamHolder } from "./hub";
 import { isCreditsEvent, type BusEvent, type GenerationEvent, type LiveChange } from "./types";
 
@@ -93,7 +96,9 @@ export function openEventStream({
       const lifetime = setTimeout(close, lifetimeMs * (0.9 + Math.random() * 0.1));
       const onAbort = () => close();
       signal.addEventListener("abort", onAbort);
+      const forgetDrain = onDrain(close, "connections");
       cleanup = () => {
+        forgetDrain();
         unlisten();
         clearInterval(heartbeat);
         clearTimeout(lifetime);

@@ -7,6 +7,7 @@ import { env } from "@/lib/env";
 import { AppError, errorResponse } from "@/lib/errors";
 import { eventHub, openEventStream, SSE_HEADERS } from "@/lib/events";
 import { eventSeenBy } from "@/lib/generations/visibility";
+import { isDraining } from "@/lib/lifecycle/drain";
 import { visitorKey } from "@/lib/rate-limit";
 import { galleryScope, withViewer } from "@/lib/viewer/with-viewer";
 
@@ -15,6 +16,9 @@ export const dynamic = "force-dynamic";
 export const maxDuration = 300;
 
 export const GET = withViewer(async (request, _context, viewer) => {
+  if (isDraining()) {
+    return errorResponse(new AppError("shutting_down", "This server is stopping; reconnect.", undefined, { "Retry-After": "1" }));
+  }
   const stream = openEventStream({
     hub: await eventHub(),
     view: eventSeenBy(galleryScope(viewer)),
