@@ -18,6 +18,9 @@ function unframeableSource(): string {
 
 const nextConfig: NextConfig = {
   poweredByHeader: false,
+  // The image (Dockerfile) runs .next/standalone: the server and the files it traced.
+  // `npm start` (next start) runs the same build and ignores that folder.
+  output: "standalone",
   async headers() {
     return [
       {

@@ -110,7 +110,7 @@ export async function adminQuery(serverUrl: string, sql: string): Promise<void> 
 }
 
 /**
- * As docs/operations.md "Deploying" recommends for the app's role, on the throwaway
+ * As docs/operations.md "Deploy" recommends for the app's role, on the throwaway
  * servers of the tests and the bench: a write waits out another session's
  * lock for 5 s (as lib/database/sqlite.ts does), then fails.
  */

@@ -19,7 +19,7 @@ export const databaseFields = {
   // PostgreSQL only: a direct (unpooled) URL for what needs a session of its
   // own: migrations (advisory lock) and LISTEN. Defaults to DATABASE_URL.
   DATABASE_DIRECT_URL: optional(z.string().refine((url) => databaseEngine(url) === "postgres", "must be a postgresql:// URL")),
-  // PostgreSQL only: connections each app instance may open (see docs/operations.md "Deploying").
+  // PostgreSQL only: connections each app instance may open (see docs/operations.md "Deploy").
   DATABASE_POOL_MAX: optional(z.coerce.number().int().min(1).max(100)).default(5),
 };
 
