@@ -33,6 +33,8 @@ export type Task = {
   /** Resolves once every input URL was fetched; `inputFailure` says why one could not be used. */
   inputsFetched: Promise<void>;
   inputsDone: boolean;
+  /** When `inputsFetched` resolved: a task cannot have completed before its inputs were fetched. */
+  inputsDoneAt: number | null;
   inputFailure: string | null;
 };
 
@@ -92,6 +94,7 @@ export class SimulatedGateway {
       scenario: request.scenario,
       inputsFetched: Promise.resolve(),
       inputsDone: false,
+      inputsDoneAt: null,
       inputFailure: null,
     };
     task.resultName = this.nameResult(task, parseInt(task.taskId.slice(-2), 16));
@@ -101,12 +104,16 @@ export class SimulatedGateway {
     task.inputsFetched = fetchInputs(task.taskId, model, request.input).then(({ fetches, failure }) => {
       fetches.forEach((f) => this.onInputFetched(f));
       task.inputsDone = true;
+      task.inputsDoneAt = Date.now();
       task.inputFailure = failure;
       if (failure) this.settle(task);
     });
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      void task.inputsFetched.then(() => this.settle(task, Math.max(task.completeAt, Date.now() - 1)));
+      // Completed when due, however late the timer fired on a busy machine (as a GET
+      // after the due time settles it), unless its inputs came later; never in the
+      // future (a timer may fire a millisecond early).
+      void task.inputsFetched.then(() => this.settle(task, Math.min(Date.now(), Math.max(task.completeAt, task.inputsDoneAt ?? Date.now()))));
     }, pendingMs);
     this.timers.add(timer);
     return task;

@@ -46,6 +46,12 @@ export async function launchSimulator(env: Record<string, string> = {}) {
     async credits() {
       return (await (await this.api("/api/credits")).json()) as { credits: number; held: number };
     },
+    /** Stops the simulator's process for `ms` (SIGSTOP, then SIGCONT), as a starved machine would. */
+    async pause(ms: number) {
+      child.kill("SIGSTOP");
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      child.kill("SIGCONT");
+    },
     stop() {
       child.kill("SIGTERM");
     },

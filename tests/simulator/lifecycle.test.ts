@@ -27,6 +27,16 @@ describe("lifecycle", () => {
     expect(new Set(durations).size).toBeGreaterThan(1); // jittered, not all the same
   });
 
+  test("a task completes at its due time even when its timer fires late (a starved process), not when the timer ran", async () => {
+    const m = marker("late-timer");
+    await sim.control.scenario({ match: m, pendingMs: 300 });
+    const { taskId } = await sim.submit(inputs.text(`late ${m}`, 1));
+    // Nothing reads the task meanwhile: its timer, 1.5 s overdue, settles it.
+    await sim.pause(1_800);
+    const task = await finished(taskId);
+    expect(Date.parse(task.completeTime!) - Date.parse(task.createTime)).toBe(300);
+  });
+
   test("a task is still PENDING before its time", async () => {
     // A time no loaded machine outlasts between the submit and the read.
     const m = marker("early");
