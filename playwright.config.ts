@@ -99,7 +99,10 @@ export default defineConfig({
   // A retry shows a flake in the report; it never turns a flake into a pass on CI.
   failOnFlakyTests: !!process.env.CI,
   workers: 2,
-  timeout: 60_000,
+  // A hang detector: a long flow (two uploads, a generation, a remix, two axe
+  // scans) outlasted 60 s twice at load average ~30 on 2 cores. What a step
+  // waits for has its own bound (expect's timeout).
+  timeout: 180_000,
   expect: { timeout: 15_000 },
   reporter: process.env.CI ? [["list"], ["html", { open: "never" }]] : [["list"]],
   // A run on other ports keeps its artifacts apart from the default run's.
