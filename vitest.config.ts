@@ -22,6 +22,8 @@ export default defineConfig({
     // Fault tests race real processes on a shared 2-core machine: on CI a
     // failure is tried once more (and reported as flaky) before it fails the run.
     retry: process.env.CI ? 1 : 0,
+    // …and a test that passed only on its retry fails the run there, as in Playwright (failOnFlakyTests).
+    reporters: process.env.CI ? ["default", "./tests/support/fail-on-flaky.ts"] : ["default"],
     // A hang detector, not a verdict: what a test waits for has a bound of its own
     // (waitFor). Tests that start a process under tsx or run FFmpeg took over 30 s
     // at load average 25 on 2 cores (docs/testing.md, "Under load").
