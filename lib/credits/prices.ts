@@ -74,8 +74,8 @@ export const ASSUMED_USD_PER_SECOND = 0.15;
 const MICROS = 1_000_000;
 const MARKUP_SCALE = 10_000;
 
-/** Whole credits for a cost in USD: rounded up, never negative, always an integer. */
-export function creditsForUsd(usd: number, pricing: CreditPricing = DEFAULT_PRICING): number {
+/** Whole credits for a cost in USD: rounded up (or, for a limit, down), never negative, always an integer. */
+export function creditsForUsd(usd: number, pricing: CreditPricing = DEFAULT_PRICING, rounding: "up" | "down" = "up"): number {
   if (!Number.isFinite(usd)) throw new RangeError(`Not a cost: ${usd}`);
   if (usd <= 0) return 0;
   const costMicros = BigInt(Math.round(usd * MICROS));
@@ -84,7 +84,16 @@ export function creditsForUsd(usd: number, pricing: CreditPricing = DEFAULT_PRIC
   if (markup <= 0n || creditMicros <= 0n) throw new RangeError("The markup and a credit's value must be positive");
   const numerator = costMicros * markup;
   const denominator = creditMicros * BigInt(MARKUP_SCALE);
-  return Number((numerator + denominator - 1n) / denominator);
+  return Number((rounding === "up" ? numerator + denominator - 1n : numerator) / denominator);
+}
+
+/**
+ * A figure in the gateway's credits (a spending cap, what it has counted) in
+ * whole credits of the kit, priced as a hold is: rounded up for what was used
+ * (as each hold is), down for a limit (never more than it allows).
+ */
+export function gatewayCreditsInCredits(gatewayCredits: number, rounding: "up" | "down", pricing: CreditPricing = DEFAULT_PRICING): number {
+  return creditsForUsd(gatewayCredits * GATEWAY_USD_PER_CREDIT, pricing, rounding);
 }
 
 /** The gateway's cost of one output in USD, with the assumed rate where none is published. */

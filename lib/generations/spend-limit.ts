@@ -14,7 +14,8 @@ import { prisma, type Transaction } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { Prisma } from "@/lib/generated/prisma/client";
-import { gatewayCostUsd } from "@/lib/credits/prices";
+import { gatewayCostUsd, gatewayCreditsInCredits } from "@/lib/credits/prices";
+import { creditPricing, creditsEnabled } from "@/lib/credits/pricing";
 import type { ModelSpec } from "@/lib/models/catalog";
 import { ADOPTABLE_SUBMIT_FAILURES } from "./submit-failure";
 
@@ -90,6 +91,35 @@ export async function getSpend({ ownerId, signedIn, now = Date.now() }: { ownerI
   return { used, limit, window: env.SPEND_LIMIT_WINDOW, resetsAt: end.toISOString() };
 }
 
+/**
+ * The viewer's spend with what the header shows of it (`shown`), in one unit
+ * a person knows: their own credits when the kit's credits are on (the cap
+ * counts the gateway's, priced here as a hold is), else the share of their
+ * cap used. `used` and `limit` stay the cap's own figures, for API clients
+ * that track it exactly; the header never shows them.
+ */
+export type ViewerSpend = Spend & { shown: { unit: "credits" | "percent"; used: number; limit: number } };
+
+export async function showSpend({ ownerId, signedIn }: { ownerId: string; signedIn: boolean }): Promise<ViewerSpend | null> {
+  const spend = await getSpend({ ownerId, signedIn });
+  if (!spend) return null;
+  const limit = inViewerUnits(spend.limit, spend.limit, "down");
+  return { ...spend, shown: { unit: creditsEnabled() ? "credits" : "percent", used: Math.min(inViewerUnits(spend.used, spend.limit, "up"), limit), limit } };
+}
+
+/** A cap's figure in the viewer's unit (see showSpend). */
+function inViewerUnits(gatewayCredits: number, limit: number, rounding: "up" | "down"): number {
+  if (creditsEnabled()) return gatewayCreditsInCredits(gatewayCredits, rounding, creditPricing());
+  const share = (100 * gatewayCredits) / limit;
+  return rounding === "up" ? Math.ceil(share - 1e-9) : Math.floor(share + 1e-9);
+}
+
+/** "85 of 90 credits", or "94% of the limit": what a refusal says was used. */
+function usedWords(used: number, limit: number): string {
+  if (!creditsEnabled()) return `${inViewerUnits(used, limit, "up")}% of the limit`;
+  return `${inViewerUnits(used, limit, "up").toLocaleString("en-US")} of ${inViewerUnits(limit, limit, "down").toLocaleString("en-US")} credits`;
+}
+
 /** One cap: the lock row that queues its submits, the rows it sums, its limit, and what a refusal says. */
 type Cap = { lock: string; scope: Prisma.GenerationWhereInput; limit: number; refuse: (used: number, end: Date) => AppError };
 
@@ -157,14 +187,14 @@ const IN_FLIGHT = "Generations still in progress count at their estimate until t
 function ownerLimitError(used: number, limit: number, end: Date): AppError {
   return new AppError(
     "spend_limit",
-    `You've used ${formatAmount(used)} of ${formatAmount(limit)} credits ${windowWords()}; resets at ${resetsAt(end)}. ${IN_FLIGHT} ${NOTHING_SENT}`,
+    `You've used ${usedWords(used, limit)} ${windowWords()}; resets at ${resetsAt(end)}. ${IN_FLIGHT} ${NOTHING_SENT}`,
   );
 }
 
 function addressLimitError(used: number, limit: number, end: Date): AppError {
   return new AppError(
     "address_spend_limit",
-    `Visitors from your network have used ${formatAmount(used)} of ${formatAmount(limit)} credits ${windowWords()} ` +
+    `Visitors from your network have used ${usedWords(used, limit)} ${windowWords()} ` +
       `(everyone without a sign-in at your address counts together); resets at ${resetsAt(end)}. ${IN_FLIGHT} ${NOTHING_SENT}`,
   );
 }
@@ -182,4 +212,3 @@ function withRetryAfter(error: AppError, end: Date, now: number): AppError {
   return new AppError(error.code, error.message, undefined, { "Retry-After": String(retryAfter) });
 }
 
-const formatAmount = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 2 });

@@ -74,18 +74,21 @@ test("spending caps are per visitor: a full cap refuses in the form and the head
   await simulator.scenario({ pendingMs: 60_000, outcome: "failure", callback: { mode: "drop" } });
   const alice = await visitor(browser);
   const bob = await visitor(browser);
-  await expect(alice.gallery.page.getByTestId("spend-used")).toHaveText("0.00");
-  await expect(alice.gallery.page.getByTestId("spend-limit")).toHaveText("6.00");
+  // In the visitor's own credits (the cap of 6 gateway credits priced as holds are: × 1.5 ÷ 0.10), never the gateway's figures.
+  await expect(alice.gallery.page.getByTestId("spend-used")).toHaveText("0");
+  await expect(alice.gallery.page.getByTestId("spend-limit")).toHaveText("90 credits");
   for (let i = 1; i <= 4; i++) {
     const prompt = simulator.prompt(`Alice's kite ${i}`);
     await alice.gallery.submit(prompt, { "Duration (s)": "10" });
     await expect(alice.gallery.badge(prompt)).toHaveText("Generating");
   }
-  await expect(alice.gallery.page.getByTestId("spend-used")).toHaveText("5.632");
+  // 4 × 1.408 gateway credits = 84.48 credits, rounded up as a hold is.
+  await expect(alice.gallery.page.getByTestId("spend-used")).toHaveText("85");
+  await alice.gallery.page.getByRole("banner").screenshot({ path: test.info().outputPath("header-spend.png") });
 
   const refused = simulator.prompt("Alice's kite 5");
   await alice.gallery.submit(refused, { "Duration (s)": "10" });
-  await expect(alice.gallery.formStatus).toContainText(/You've used 5\.63 of 6 credits today; resets at \d{4}-\d\d-\d\d 00:00 UTC/);
+  await expect(alice.gallery.formStatus).toContainText(/You've used 85 of 90 credits today; resets at \d{4}-\d\d-\d\d 00:00 UTC/);
   await expect(alice.gallery.page.getByText("Nothing was sent to the gateway")).toBeVisible();
   // Refused before the gateway: it saw four submissions, not five.
   expect((await simulator.requests()).filter((r) => r.method === "POST")).toHaveLength(4);
@@ -93,7 +96,7 @@ test("spending caps are per visitor: a full cap refuses in the form and the head
   const bobPrompt = simulator.prompt("Bob's kite");
   await bob.gallery.submit(bobPrompt, { "Duration (s)": "10" });
   await expect(bob.gallery.badge(bobPrompt)).toHaveText("Generating");
-  await expect(bob.gallery.page.getByTestId("spend-used")).toHaveText("1.408");
+  await expect(bob.gallery.page.getByTestId("spend-used")).toHaveText("22");
 
   await simulator.control.settle(simulator.marker);
   await alice.context.close();

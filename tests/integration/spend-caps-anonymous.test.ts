@@ -64,7 +64,8 @@ describe("the address cap (anonymous visitors)", () => {
     const error = await errorOf(refused);
     expect(error.code).toBe("address_spend_limit");
     // What the form shows (the action returns the same message).
-    expect(error.message).toMatch(/^Visitors from your network have used 1\.41 of 2 credits today .*; resets at \d{4}-\d\d-\d\d 00:00 UTC\./);
+    // In the visitors' own credits: 1.408 gateway credits = 21.12 credits (rounded up), of a cap of 2 = 30 credits.
+    expect(error.message).toMatch(/^Visitors from your network have used 22 of 30 credits today .*; resets at \d{4}-\d\d-\d\d 00:00 UTC\./);
     expect(error.message).toContain("Nothing was sent to the gateway");
     expect(await gatewaySubmits(marker)).toBe(2);
   });

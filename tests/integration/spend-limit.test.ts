@@ -63,7 +63,8 @@ describe("spending cap", () => {
     expect(Number(refusal.headers.get("retry-after"))).toBeGreaterThan(0);
     const body = (await refusal.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe("spend_limit");
-    expect(body.error.message).toMatch(/^You've used 1\.97 of 2 credits today; resets at \d{4}-\d\d-\d\d 00:00 UTC\./);
+    // In the visitor's own credits: 7 × 0.2816 gateway credits = 29.57 credits (rounded up), of a cap of 2 = 30 credits.
+    expect(body.error.message).toMatch(/^You've used 30 of 30 credits today; resets at \d{4}-\d\d-\d\d 00:00 UTC\./);
 
     // Nothing stored for a refusal; what is stored stays within the cap; the gateway saw only the accepted.
     const rows = await prisma.generation.findMany({ where: { ownerId } });
