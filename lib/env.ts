@@ -126,7 +126,7 @@ const schema = z
     // bound on what free credits cost whatever proxy pool a farm uses. Past it new visitors get 0
     // and are told how to get credits. 0 turns it off.
     CREDITS_WELCOME_GRANTS_PER_DAY: optional(z.coerce.number().int().min(0).max(100_000_000)).default(1000),
-    // Opens /admin (every owner's generations, spend, delivery log); unset, /admin is a 404.
+    // Opens /admin (every owner's generations, spend, delivery log); unset (and no ADMIN_EMAILS), /admin says it is off and what to set.
     ADMIN_PASSWORD: optional(z.string().min(12, "must be at least 12 characters")),
     // Accounts (lib/auth, docs/accounts.md). Signed-in accounts whose verified email is listed here are admins.
     ADMIN_EMAILS: optional(z.string())

@@ -1,8 +1,8 @@
 // Support's view: the credits (the gateway's balance, sales, adjustments),
 // every owner's generations, spend per owner, and the
-// delivery log, for "I paid and got nothing". Off (404) without ADMIN_PASSWORD or ADMIN_EMAILS.
+// delivery log, for "I paid and got nothing". Off without ADMIN_PASSWORD or
+// ADMIN_EMAILS: then the page says how to turn it on, and shows nothing else.
 import type { Metadata } from "next";
-import { notFound } from "next/navigation";
 import { formatCredits, formatTimestamp } from "@/app/_components/format";
 import { StateBadge } from "@/app/_components/state-badge";
 import { adminEnabled, isAdmin } from "@/lib/viewer/admin";
@@ -23,7 +23,7 @@ const td = "px-2 py-1 align-top";
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
 export default async function AdminPage({ searchParams }: { searchParams: SearchParams }) {
-  if (!adminEnabled()) notFound();
+  if (!adminEnabled()) return <AdminOff />;
   if (!(await isAdmin())) {
     return (
       <main id="main" className="mx-auto max-w-6xl space-y-4 px-4 py-6 sm:px-6">
@@ -187,6 +187,31 @@ export default async function AdminPage({ searchParams }: { searchParams: Search
           </tbody>
         </table>
       </section>
+    </main>
+  );
+}
+
+/** /admin before it is turned on: what to set, and nothing about the data. */
+function AdminOff() {
+  const code = "rounded bg-zinc-100 px-1 font-mono text-[0.8125rem] dark:bg-zinc-800";
+  return (
+    <main id="main" className="mx-auto max-w-2xl space-y-3 px-4 py-6 sm:px-6">
+      <h1 className="text-lg font-semibold">Admin is off</h1>
+      <p className="text-sm">
+        Support&apos;s view (every owner&apos;s generations, spend, credits and the delivery log) opens once one of these is set in the
+        server&apos;s environment, then the server is restarted:
+      </p>
+      <ul className="list-disc space-y-1 pl-5 text-sm">
+        <li>
+          <code className={code}>ADMIN_PASSWORD</code>: a password of at least 12 characters, asked here.
+        </li>
+        <li>
+          <code className={code}>ADMIN_EMAILS</code>: signed-in accounts whose verified email is listed (comma-separated) are admins.
+        </li>
+      </ul>
+      <p className="text-sm text-zinc-600 dark:text-zinc-400">
+        <code className={code}>npm run doctor</code> says whether it is on. docs/operations.md has the details.
+      </p>
     </main>
   );
 }

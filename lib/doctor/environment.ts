@@ -129,3 +129,11 @@ export function checkFreeCredits({
   }
   return ok(name, `${ceiling}; ${cap}`);
 }
+
+/** Whether /admin is on; off, the page itself says how to turn it on. */
+export function checkAdmin({ adminPassword, adminEmails }: { adminPassword: string | undefined; adminEmails: string[] }): CheckResult {
+  const name = "Admin";
+  const ways = [adminPassword ? "ADMIN_PASSWORD" : null, adminEmails.length ? `ADMIN_EMAILS (${adminEmails.length})` : null].filter(Boolean);
+  if (ways.length) return ok(name, `/admin is on: ${ways.join(" and ")}`);
+  return warn(name, "/admin is off: support cannot see owners, spend, credits or the delivery log", "set ADMIN_PASSWORD (12 characters or more) or ADMIN_EMAILS (verified emails of accounts), then restart (docs/operations.md)");
+}

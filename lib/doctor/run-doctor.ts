@@ -4,7 +4,7 @@
 import { fail, ok, rawEnvironment, skip, type CheckResult, type RawEnvironment } from "./check";
 import { checkAccounts } from "./accounts";
 import { checkDatabase } from "./database";
-import { checkCron, checkEnvFiles, checkFreeCredits, checkNodeVersion, checkSecrets } from "./environment";
+import { checkAdmin, checkCron, checkEnvFiles, checkFreeCredits, checkNodeVersion, checkSecrets } from "./environment";
 
 export type { CheckResult } from "./check";
 
@@ -18,7 +18,7 @@ export async function runDoctor({ source = rawEnvironment(), cwd = process.cwd()
     const message = error instanceof Error ? error.message.replace(/\n/g, " ").replace(/\s+/g, " ") : String(error);
     results.push(fail("Configuration", message, "fix the variables it names (each is described in .env.example)"));
     results.push(checkSecrets(source));
-    for (const name of ["Database", "Gateway", "Callbacks", "Inputs", "Cron", "Sign-in", "Payments", "Free credits"]) results.push(skip(name, "not checked until the configuration is valid"));
+    for (const name of ["Database", "Gateway", "Callbacks", "Inputs", "Cron", "Sign-in", "Payments", "Free credits", "Admin"]) results.push(skip(name, "not checked until the configuration is valid"));
     return results;
   }
   const { env } = loaded;
@@ -53,7 +53,7 @@ export async function runDoctor({ source = rawEnvironment(), cwd = process.cwd()
     welcomeGrantsPerDay: env.CREDITS_WELCOME_GRANTS_PER_DAY,
     creditsEnabled: env.CREDITS_ENABLED,
   });
-  results.push(database, gateway, callbacks, inputs, checkCron({ cronSecret: env.CRON_SECRET, gatewayIsLocal: env.gatewayIsLocal }), ...media, accounts, ...payments, freeCredits);
+  results.push(database, gateway, callbacks, inputs, checkCron({ cronSecret: env.CRON_SECRET, gatewayIsLocal: env.gatewayIsLocal }), ...media, accounts, ...payments, freeCredits, checkAdmin({ adminPassword: env.ADMIN_PASSWORD, adminEmails: env.ADMIN_EMAILS }));
   return results;
 }
 

@@ -158,6 +158,7 @@ describe("GET /api/health?verbose=1", () => {
       ["Sign-in", "warn"],
       ["Payments", "warn"],
       ["Free credits", "ok"],
+      ["Admin", "ok"],
     ]);
     expect(body.checks.find((c) => c.name === "Payments")?.detail).toBe("buying credits is off: STRIPE_SECRET_KEY is not set");
     expect(body.checks.find((c) => c.name === "Sign-in")?.detail).toMatch(/^email sign-in is off: no SMTP_URL/);

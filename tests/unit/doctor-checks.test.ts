@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import { describe, expect, test } from "vitest";
 import { classifyProbe, unreachableReason } from "@/lib/doctor/callbacks";
 import { classifyInputProbe } from "@/lib/doctor/inputs";
-import { checkCron, checkFreeCredits, checkNodeVersion, checkSecrets, variableNames } from "@/lib/doctor/environment";
+import { checkAdmin, checkCron, checkFreeCredits, checkNodeVersion, checkSecrets, variableNames } from "@/lib/doctor/environment";
 import { checkMediaToolchain } from "@/lib/doctor/media";
 import { formatReport } from "@/lib/doctor/run-doctor";
 import { toolchainVersion } from "@/lib/media/toolchain";
@@ -177,5 +177,17 @@ describe("free credits (checkFreeCredits)", () => {
     const result = checkFreeCredits(input);
     expect(result.status).toBe(status);
     if (status === "warn") expect(result.fix).toContain("CREDITS_WELCOME_GRANTS_PER_DAY");
+  });
+});
+
+describe("/admin (checkAdmin)", () => {
+  test.each([
+    ["off: a warning that says what to set", undefined, [], "warn"],
+    ["a password", "x".repeat(12), [], "ok"],
+    ["admin emails", undefined, ["ops@example.com"], "ok"],
+  ] as const)("%s", (_name, adminPassword, adminEmails, status) => {
+    const result = checkAdmin({ adminPassword, adminEmails: [...adminEmails] });
+    expect(result.status).toBe(status);
+    if (status === "warn") expect(result.fix).toMatch(/ADMIN_PASSWORD .*ADMIN_EMAILS/);
   });
 });
