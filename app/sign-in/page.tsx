@@ -18,7 +18,9 @@ const LINK_ERRORS: Record<string, string> = {
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
 export default async function SignInPage({ searchParams }: { searchParams: SearchParams }) {
-  if ((await getViewer())?.signedIn) redirect("/account");
+  // A browser signed in by a link asked for elsewhere may ask for its own here, to keep its guest's work.
+  const viewer = await getViewer();
+  if (viewer?.signedIn && viewer.mayClaimGuest) redirect("/account");
   const error = (await searchParams).error;
   const linkError = typeof error === "string" ? (LINK_ERRORS[error] ?? "That sign-in link did not work. Ask for a new one.") : null;
   return (

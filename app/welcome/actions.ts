@@ -8,10 +8,13 @@ import { getViewer } from "@/lib/viewer/get-viewer";
 
 export type ClaimState = { status: "idle" } | { status: "kept"; generations: number } | { status: "error"; message: string };
 
+const NOT_ASKED_HERE = "This browser opened a sign-in link asked for in another browser, so what it made as a guest stays here. To keep it, sign in from this browser.";
+
 export async function keepGuestWork(): Promise<ClaimState> {
   const viewer = await getViewer();
   if (!viewer?.account) redirect("/sign-in");
   if (!viewer.guestId) redirect("/");
+  if (!viewer.mayClaimGuest) return { status: "error", message: NOT_ASKED_HERE };
   try {
     const { generations } = await claimGuest({ guestId: viewer.guestId, userId: viewer.account.userId });
     console.log(`[framehook] ${viewer.id} kept ${generations} generations made as a guest`);

@@ -1,5 +1,8 @@
 // Where every sign-in lands (email link, passkey, OAuth): if this browser's
-// guest made anything, ask whether to keep it; otherwise go home.
+// guest made anything, ask whether to keep it; otherwise go home. A browser
+// that opened a link asked for elsewhere is told that its guest stays as it
+// is, and is asked nothing: the link's sender must not receive its work.
+import Link from "next/link";
 import { redirect } from "next/navigation";
 import { pageMetadata } from "@/lib/brand/page-metadata";
 import { guestClaimedBy, guestHoldings, holdsAnything } from "@/lib/viewer/claim-guest";
@@ -26,6 +29,30 @@ export default async function WelcomePage() {
     .filter(Boolean)
     .join(", ")
     .replace(/, ([^,]*)$/, " and $1");
+  if (!viewer.mayClaimGuest) {
+    return (
+      <main id="main" className="mx-auto max-w-md space-y-4 px-4 py-10 sm:px-6">
+        <h1 className="text-xl font-semibold">You are signed in as {viewer.account.email}</h1>
+        <div role="status" className="space-y-3 rounded-2xl bg-amber-50 p-6 text-sm text-amber-950 ring-1 ring-amber-200 dark:bg-amber-950 dark:text-amber-100 dark:ring-amber-800">
+          <h2 className="text-base font-semibold">Nothing from this browser was moved</h2>
+          <p>
+            The sign-in link you opened was asked for in another browser, so what this browser holds as a guest ({held}) stays outside this
+            account.
+          </p>
+          <p>
+            Did you not ask for a link to {viewer.account.email}? Then someone may want your work in their account: sign out on the{" "}
+            <Link href="/account" className="font-medium underline">
+              account page
+            </Link>
+            . Was it you? To keep it, <Link href="/sign-in" className="font-medium underline">ask for a sign-in link</Link> from this browser.
+          </p>
+          <Link href="/" className="inline-block font-medium underline">
+            Continue
+          </Link>
+        </div>
+      </main>
+    );
+  }
   return (
     <main id="main" className="mx-auto max-w-md space-y-4 px-4 py-10 sm:px-6">
       <h1 className="text-xl font-semibold">You are signed in as {viewer.account.email}</h1>

@@ -11,6 +11,7 @@ import { passkey } from "@better-auth/passkey";
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { nextCookies } from "better-auth/next-js";
+import { createAuthMiddleware } from "better-auth/api";
 import { magicLink } from "better-auth/plugins";
 import { brand } from "@/lib/brand";
 import { databaseEngine } from "@/lib/database/engine";
@@ -18,6 +19,7 @@ import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { addressKey, hitRateLimit, visitorAddress } from "@/lib/rate-limit";
 import { sendSignInEmail } from "./mail";
+import { CLAIM_COOKIE, claimCookieOptions, claimProof, signInLinkUrl } from "./sign-in-binding";
 
 /** How long an emailed link works. */
 export const SIGN_IN_LINK_MINUTES = 15;
@@ -36,7 +38,10 @@ export const auth = betterAuth({
   session: { expiresIn: env.AUTH_SESSION_SECONDS, updateAge: env.AUTH_SESSION_RENEW_SECONDS },
   // The email-link request goes through the sign-in page's server action, which limits it per address and per
   // email in the database (every instance counts); the HTTP endpoint is off so that nothing skips those limits.
-  disabledPaths: ["/sign-in/magic-link"],
+  // The emailed link opens the app's own page (/sign-in/link), which signs in only when its button is pressed:
+  // mail scanners open links but submit no forms. Better Auth's GET endpoint, which would sign in whoever opens
+  // it, is off.
+  disabledPaths: ["/sign-in/magic-link", "/magic-link/verify"],
   trustedOrigins: relyingParty().origins,
   socialProviders: socialProviders(),
   advanced: {
@@ -47,6 +52,7 @@ export const auth = betterAuth({
   },
   // Better Auth's limits (per client and path) counted in the database limiter, so every instance counts the same.
   rateLimit: { customStorage: { consume: consumeAuthRateLimit } },
+  hooks: { after: createAuthMiddleware(async (ctx) => markSignInHere(ctx)) },
   plugins: [
     magicLink({
       expiresIn: SIGN_IN_LINK_MINUTES * 60,
@@ -55,7 +61,7 @@ export const auth = betterAuth({
       // Sending is limited by the sign-in action; a link's 32-character token cannot be guessed, so the verify
       // limit (per client, in the database like every other) is only a flood guard.
       rateLimit: { window: 60, max: 100 },
-      sendMagicLink: ({ email, url }) => sendSignInEmail({ to: email, url }),
+      sendMagicLink: ({ email, token, metadata }) => sendSignInEmail({ to: email, url: signInLinkUrl({ token, asker: metadata?.asker }) }),
     }),
     passkey({ rpID: relyingParty().id, rpName: brand.name, origin: relyingParty().origins }),
     // Server actions that sign in or out set Better Auth's cookies through next/headers.
@@ -78,6 +84,18 @@ export function handleAuthRequest(request: Request): Promise<Response> {
 async function consumeAuthRateLimit(key: string, rule: { window: number; max: number }) {
   const hit = await hitRateLimit({ key: `auth:${addressKey(key)}`, limit: rule.max, windowSeconds: rule.window });
   return hit.allowed ? { allowed: true, retryAfter: null } : { allowed: false, retryAfter: hit.retryAfterSeconds };
+}
+
+/**
+ * A passkey assertion or an OAuth round trip (its state is bound to this
+ * browser by Better Auth) signs in the browser that started it: its session
+ * may keep this browser's guest. An email link earns that only when the
+ * browser confirming it is the one that asked for it (lib/auth/sign-in-link.ts).
+ */
+function markSignInHere(ctx: { path: string; context: { newSession: { session: { id: string } } | null }; setCookie: (name: string, value: string, options: object) => unknown }) {
+  const session = ctx.context.newSession;
+  if (!session || !(ctx.path === "/passkey/verify-authentication" || ctx.path.startsWith("/callback/"))) return;
+  ctx.setCookie(CLAIM_COOKIE, claimProof(session.session.id), claimCookieOptions());
 }
 
 /**

@@ -6,6 +6,7 @@
 // (docs/accounts.md); nothing else in the app reads identity.
 import "server-only";
 import { accountOwnerId, readAccountSession, type AccountSession } from "@/lib/auth/session";
+import { CLAIM_COOKIE, mayClaim } from "@/lib/auth/sign-in-binding";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { readCookie, VIEWER_MAX_AGE_SECONDS, verifyViewerCookie, viewerCookieName } from "./viewer-cookie";
@@ -30,6 +31,13 @@ export type Viewer = {
    * signed cookie only, never from a request body.
    */
   guestId?: string | null;
+  /**
+   * Whether this signed-in browser may move its guest to the account: true
+   * when it signed in on purpose (a passkey, OAuth, or an email link it asked
+   * for itself), false when it opened a link someone else asked for
+   * (lib/auth/sign-in-binding.ts).
+   */
+  mayClaimGuest?: boolean;
 };
 
 /**
@@ -46,7 +54,10 @@ export async function getViewer(request?: Request): Promise<Viewer | null> {
   const guestId = verifyViewerCookie(readCookie(headers.get("cookie"), visitorCookieName()), viewerSecret());
   // Route handlers (handed their request) and server actions can set cookies: a session they use is renewed.
   const account = await readAccountSession(headers, { renew: request !== undefined || headers.has("next-action") });
-  if (account) return { id: accountOwnerId(account.userId), signedIn: true, account, guestId };
+  if (account) {
+    const mayClaimGuest = mayClaim({ proof: readCookie(headers.get("cookie"), CLAIM_COOKIE), sessionId: account.sessionId });
+    return { id: accountOwnerId(account.userId), signedIn: true, account, guestId, mayClaimGuest };
+  }
   return guestId ? { id: guestId, guestId } : null;
 }
 

@@ -20,6 +20,13 @@ async function linkFor(email: string): Promise<string> {
   return link!;
 }
 
+/** Opens an emailed link and presses its button, as the person does (opening it alone signs nobody in). */
+async function openLink(page: Page, link: string, email: string) {
+  await page.goto(link);
+  await page.getByRole("button", { name: `Sign in as ${email}` }).click();
+  await expect(page).not.toHaveURL(/\/sign-in\/link/);
+}
+
 async function askForLink(page: Page, email: string) {
   await page.getByLabel("Email").fill(email);
   await page.getByRole("button", { name: "Email me a sign-in link" }).click();
@@ -41,8 +48,20 @@ test("a guest signs in with an emailed link and keeps their video; their other t
   await page.screenshot({ path: testInfo.outputPath("sign-in.png"), fullPage: true });
   const email = `lighthouse-${simulator.marker.replace(/\W/g, "").toLowerCase()}@example.com`;
   await askForLink(page, email);
+  const link = await linkFor(email);
 
-  await page.goto(await linkFor(email));
+  // A mail scanner opens the link first, running its JavaScript, in a browser of its own: it signs nobody in.
+  const scanner = await context.browser()!.newContext();
+  const scanned = await scanner.newPage();
+  await scanned.goto(link, { waitUntil: "networkidle" });
+  await expect(scanned.getByRole("button", { name: `Sign in as ${email}` })).toBeVisible();
+  await expect(scanned.getByText("This link was asked for in another browser")).toBeVisible();
+  await scanner.close();
+
+  await page.goto(link);
+  await expect(page.getByText("This link was asked for in another browser")).toHaveCount(0);
+  await page.screenshot({ path: testInfo.outputPath("sign-in-link.png"), fullPage: true });
+  await page.getByRole("button", { name: `Sign in as ${email}` }).click();
   await expect(page).toHaveURL(/\/welcome$/);
   await expect(page.getByRole("heading", { name: "Keep the 1 video made in this browser?" })).toBeVisible();
   await page.screenshot({ path: testInfo.outputPath("welcome.png"), fullPage: true });
@@ -75,7 +94,7 @@ test("an account's balance follows the guest → account claim: the header shows
   const email = `windmill-${simulator.marker.replace(/\W/g, "").toLowerCase()}@example.com`;
   await page.getByRole("link", { name: "Sign in" }).click();
   await askForLink(page, email);
-  await page.goto(await linkFor(email));
+  await openLink(page, await linkFor(email), email);
   await expect(page.getByRole("heading", { name: "Keep the 1 video made in this browser?" })).toBeVisible();
   await page.getByRole("button", { name: "Keep them" }).click();
 
@@ -94,11 +113,48 @@ test("an account's balance follows the guest → account claim: the header shows
   await other.goto("/sign-in");
   const freshEmail = `fresh-${simulator.marker.replace(/\W/g, "").toLowerCase()}@example.com`;
   await askForLink(other, freshEmail);
-  await other.goto(await linkFor(freshEmail));
+  await openLink(other, await linkFor(freshEmail), freshEmail);
   await other.goto("/");
   await expect(other.getByRole("link", { name: "Account" })).toBeVisible();
   await expect.poll(() => new GalleryPage(other).balanceValue()).toBe(welcome);
   await fresh.close();
+});
+
+test("Eve's own link, opened and pressed in a victim's browser, signs the victim in as Eve and moves none of their work", async ({ gallery, simulator, page, browser }, testInfo) => {
+  const prompt = simulator.prompt("the victim's harbour at night");
+  await gallery.goto();
+  await gallery.submit(prompt);
+  await expect(gallery.badge(prompt)).toHaveText("Ready");
+
+  // Eve asks for a link to her own address in her browser, then gets the victim to open it.
+  const eveContext = await browser.newContext({ baseURL: test.info().project.use.baseURL });
+  const eve = await eveContext.newPage();
+  await eve.goto("/sign-in");
+  const eveEmail = `eve-${simulator.marker.replace(/\W/g, "").toLowerCase()}@example.com`;
+  await askForLink(eve, eveEmail);
+  const link = await linkFor(eveEmail);
+
+  await page.goto(link);
+  await expect(page.getByText("This link was asked for in another browser")).toBeVisible();
+  await page.screenshot({ path: testInfo.outputPath("sign-in-link-elsewhere.png"), fullPage: true });
+  await page.getByRole("button", { name: `Sign in as ${eveEmail}` }).click();
+  await expect(page).toHaveURL(/\/welcome$/);
+  await expect(page.getByRole("heading", { name: "Nothing from this browser was moved" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Keep them" })).toHaveCount(0);
+  await page.screenshot({ path: testInfo.outputPath("welcome-elsewhere.png"), fullPage: true });
+  await page.getByRole("link", { name: "Continue" }).click();
+  await expect(page).toHaveURL(/\/$/);
+  await expect(page.getByRole("link", { name: "Account", exact: true })).toBeVisible();
+  await expect(gallery.card(prompt)).toHaveCount(0);
+
+  // Eve, signed in with a link of her own in her own browser, finds nothing of the victim's.
+  await eve.goto("/sign-in");
+  await askForLink(eve, eveEmail);
+  await openLink(eve, await linkFor(eveEmail), eveEmail);
+  await eve.goto("/");
+  await expect(eve.getByRole("link", { name: "Account" })).toBeVisible();
+  await expect(new GalleryPage(eve).card(prompt)).toHaveCount(0);
+  await eveContext.close();
 });
 
 test("a signed-in person adds a passkey, signs out, and signs back in with it", async ({ browser, simulator }, testInfo) => {
@@ -118,7 +174,7 @@ test("a signed-in person adds a passkey, signs out, and signs back in with it", 
   await askForLink(page, email);
   const link = new URL(await linkFor(email));
   link.hostname = "localhost";
-  await page.goto(link.href);
+  await openLink(page, link.href, email);
   await page.goto("/account");
   await expect(page.getByRole("heading", { name: "Account", exact: true })).toBeVisible();
   await expect(page.getByText("No passkeys yet")).toBeVisible();

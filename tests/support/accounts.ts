@@ -1,8 +1,10 @@
-// Signing in for integration tests, as a person does: the app emails a link
-// (over SMTP, to tests/support/mail-sink.ts), the browser opens it and gets
-// its session cookie. `browserFor` keeps every cookie the app sets, as a browser.
+// Signing in for integration tests, as a person does: the sign-in form's
+// action emails a link (over SMTP, to tests/support/mail-sink.ts), the browser
+// opens it and presses its button and gets its session cookie. `browserFor`
+// keeps every cookie the app sets, as a browser.
 import { expect } from "vitest";
 import type { startApp } from "./app";
+import { actionId, callAction } from "./server-actions";
 import type { startMailSink } from "./mail-sink";
 
 type App = Awaited<ReturnType<typeof startApp>>;
@@ -39,19 +41,44 @@ export function browserFor(baseUrl: string) {
 export type Browser = ReturnType<typeof browserFor>;
 
 /**
- * Asks for an email link (Better Auth's sign-in endpoint, in this process, as
- * the sign-in page's action asks), takes it from the mail sink, and opens it
- * in `browser`. Returns the account's user id.
+ * Asks for an email link as the sign-in page's form does (its server action,
+ * over HTTP, with the browser's cookies: the app sets the asker cookie), and
+ * returns the link once the mail sink has it.
  */
-export async function signInByEmail({ app, sink, browser, email }: { app: App; sink: MailSink; browser: Browser; email: string }): Promise<string> {
-  const { auth } = await import("@/lib/auth/auth");
-  const { prisma } = await import("@/lib/db");
+export async function askForLink({ sink, browser, email }: { sink: MailSink; browser: Browser; email: string }): Promise<string> {
   const before = sink.received.length;
-  await auth.api.signInMagicLink({ body: { email, callbackURL: "/welcome" }, headers: new Headers() });
+  // React's encoding of a form action's arguments: the form's fields (prefixed "_1_"), then the arguments
+  // (the previous state and the form), last, as the server reads the fields as they stream in.
+  const body = new FormData();
+  body.set("_1_email", email);
+  body.set("0", JSON.stringify([{ status: "idle" }, "$K1"]));
+  const response = await browser("/sign-in", { method: "POST", headers: { "Next-Action": actionId("requestSignInLink"), Accept: "text/x-component" }, body });
+  const answer = await response.text();
+  expect(response.status, answer).toBe(200);
+  expect(answer, "the form answers \"sent\"").toContain('"status":"sent"');
   const mail = await sink.nextTo(email, { after: before });
   expect(mail.url, "the email carries the link").toBeTruthy();
-  const landed = await browser(mail.url!);
-  expect(landed.status).toBe(302);
-  expect(new URL(landed.headers.get("location")!, app.baseUrl).pathname).toBe("/welcome");
-  return (await prisma.user.findUniqueOrThrow({ where: { email } })).id;
+  return mail.url!;
+}
+
+/**
+ * Opens an emailed link and presses its button (the page's server action, with
+ * the token and tag the page bound to it). Returns the response to the press.
+ */
+export async function confirmLink({ browser, link }: { browser: Browser; link: string }) {
+  const url = new URL(link);
+  const page = await browser(url.pathname + url.search);
+  expect(page.status).toBe(200);
+  return callAction(browser, "confirmSignInLink", [url.searchParams.get("token"), url.searchParams.get("asker")], url.pathname + url.search);
+}
+
+/** Signs `browser` in with a link it asked for itself. Returns the account's user id. */
+export async function signInByEmail({ app, sink, browser, email }: { app: App; sink: MailSink; browser: Browser; email: string }): Promise<string> {
+  const { prisma } = await import("@/lib/db");
+  const link = await askForLink({ sink, browser, email });
+  expect(new URL(link).origin).toBe(new URL(app.baseUrl).origin);
+  await confirmLink({ browser, link });
+  const userId = (await prisma.user.findUniqueOrThrow({ where: { email } })).id;
+  expect(browser.jar.has("better-auth.session_token"), "the press signed the browser in").toBe(true);
+  return userId;
 }

@@ -24,7 +24,7 @@ export async function startMailSink({ port: chosenPort }: { port?: number } = {}
       stream.on("end", () => {
         // Quoted-printable soft line breaks ("=\r\n") are undone so the link reads whole.
         const text = raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
-        const url = /https?:\/\/\S+\/api\/auth\/magic-link\/verify\?\S+/.exec(text)?.[0] ?? null;
+        const url = /https?:\/\/\S+\/sign-in\/link\?\S+/.exec(text)?.[0] ?? null;
         received.push({ to: session.envelope.rcptTo.map((r) => r.address), raw, url });
         waiters.splice(0).forEach((wake) => wake());
         callback();
