@@ -1,6 +1,6 @@
 // One error type for everything the app tells a client: a code, its HTTP
 // status, and a message safe to show. Internal detail goes to the log only.
-import { isDatabaseUnavailable } from "@/lib/database/errors";
+import { isDatabaseUnavailable, isUniqueViolation } from "@/lib/database/errors";
 
 export const ERROR_STATUS = {
   invalid_input: 422,
@@ -69,7 +69,7 @@ export const DATABASE_RETRY_AFTER_SECONDS = 5;
 /**
  * What to tell the client about any error: an AppError as it is; an outage
  * of the database as a 503 to retry (it is not the request's fault, nor the
- * app's bug); anything else as a 500 that names nothing. The detail of the
+ * app's bug); a unique-key conflict another request won as a 409; anything else as a 500 that names nothing. The detail of the
  * last two goes to the log.
  */
 export function toAppError(error: unknown): AppError {
@@ -79,6 +79,11 @@ export function toAppError(error: unknown): AppError {
     return new AppError("database_unavailable", "The service is briefly unavailable. Please try again in a few seconds.", undefined, {
       "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS),
     });
+  }
+  if (isUniqueViolation(error)) {
+    // Another request wrote the same row first: nothing is lost, and trying again finds it.
+    console.error("[framehook] unique-key conflict:", error instanceof Error ? error.message : error);
+    return new AppError("conflict", "That was changed by another request at the same time. Please try again.");
   }
   console.error("[framehook] unexpected error", error);
   return new AppError("internal", "Something went wrong. Please try again.");

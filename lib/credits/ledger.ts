@@ -99,7 +99,11 @@ const WELCOME_WINDOW_SECONDS = 86_400;
 export async function grantWelcomeLocked(tx: Transaction, { ownerId, visitor }: { ownerId: string; visitor: string }): Promise<WelcomeOutcome> {
   const credits = welcomeGrantCredits();
   if (credits <= 0) return "off";
-  const welcomed = await tx.creditEntry.findFirst({ where: { ownerId, kind: "GRANT", idempotencyKey: { startsWith: WELCOME_PREFIX } }, select: { id: true } });
+  // Also found by its own key wherever it is now: a claimed guest's grant moved to the account, and is not made again.
+  const welcomed = await tx.creditEntry.findFirst({
+    where: { OR: [{ idempotencyKey: ledgerKey.welcome(ownerId) }, { ownerId, kind: "GRANT", idempotencyKey: { startsWith: WELCOME_PREFIX } }] },
+    select: { id: true },
+  });
   if (welcomed) return "welcomed";
   const bound = welcomeGrantsPerAddress();
   if (bound > 0) {

@@ -89,6 +89,36 @@ describe("a guest who signs in", () => {
     expect((await b("/welcome")).status).toBe(307);
   });
 
+  test("after Keep them, the browser is a fresh guest: without its session it still reads its credits and submits; the claimed guest's cookie gets 0 credits, never a 500", async () => {
+    const b = browser();
+    await b("/");
+    const claimed = b.guestId()!;
+    await submit(b, "kept, then signed out elsewhere");
+    const userId = await signIn(b, email("kept-then-out"));
+    // A copy of the browser's cookies from before the claim (another tab's, a backup): the claimed guest.
+    const stale = browser();
+    stale.jar.set("framehook_viewer", b.jar.get("framehook_viewer")!);
+    await callAction(b, "keepGuestWork", [], "/welcome");
+    expect(b.guestId()).toBeTruthy();
+    expect(b.guestId()).not.toBe(claimed);
+
+    // Signed out everywhere from another device (or the session expired): the browser is its fresh guest.
+    await prisma.session.deleteMany({ where: { userId } });
+    const credits = await b("/api/credits");
+    expect(credits.status, await credits.clone().text()).toBe(200);
+    const fresh = await b("/api/generations", { method: "POST", json: { model: "alpha-2.5-text-to-video-480p", input: { prompt: "as the fresh guest", duration: 2 } } });
+    expect(fresh.status, await fresh.clone().text()).toBe(201);
+    expect(await listIds(b)).toEqual([((await fresh.json()) as { id: string }).id]);
+
+    // The claimed guest's welcome grant is the account's now (found by its key): the old cookie gets none again.
+    const staleCredits = await stale("/api/credits");
+    expect(staleCredits.status, await staleCredits.clone().text()).toBe(200);
+    expect(((await staleCredits.json()) as { credits: number }).credits).toBe(0);
+    const refused = await stale("/api/generations", { method: "POST", json: { model: "alpha-2.5-text-to-video-480p", input: { prompt: "as the claimed guest", duration: 2 } } });
+    expect(refused.status, await refused.clone().text()).toBe(402);
+    expect(await prisma.creditEntry.count({ where: { idempotencyKey: `grant:welcome:${claimed}` } })).toBe(1);
+  });
+
   test("another device signed in to the account sees the kept videos; a guest does not", async () => {
     const phone = browser();
     const laptop = browser();
@@ -111,11 +141,12 @@ describe("a guest who signs in", () => {
     const guestId = b.guestId()!;
     const id = await submit(b, "contested");
     const alice = await signIn(b, email("alice"));
+    const guestCookie = b.jar.get("framehook_viewer")!;
     await callAction(b, "keepGuestWork", [], "/welcome");
 
-    // Mallory copies the guest cookie into her browser and signs in: no prompt, and the action refuses.
+    // Mallory copies the claimed guest's cookie into her browser and signs in: no prompt, and the action refuses.
     const mallory = browser();
-    mallory.jar.set("framehook_viewer", b.jar.get("framehook_viewer")!);
+    mallory.jar.set("framehook_viewer", guestCookie);
     const malloryId = await signIn(mallory, email("mallory"));
     expect((await mallory("/welcome")).status).toBe(307);
     const refused = await callAction(mallory, "keepGuestWork", [], "/welcome");
