@@ -51,16 +51,16 @@ export const auth = betterAuth({
     ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER], ipv6Subnet: 128 },
   },
   // Better Auth's limits (per client and path) counted in the database limiter, so every instance counts the same.
-  rateLimit: { customStorage: { consume: consumeAuthRateLimit } },
+  // Passkey assertions are the sign-ins Better Auth's HTTP endpoints take (email links are used by the link page's
+  // action); an assertion cannot be guessed, so its limit, per client, is only a flood guard.
+  rateLimit: { customStorage: { consume: consumeAuthRateLimit }, customRules: { "/passkey/verify-authentication": { window: 60, max: 100 } } },
   hooks: { after: createAuthMiddleware(async (ctx) => markSignInHere(ctx)) },
   plugins: [
     magicLink({
       expiresIn: SIGN_IN_LINK_MINUTES * 60,
       // Only a hash of the token is stored: a copy of the database cannot sign anyone in.
       storeToken: "hashed",
-      // Sending is limited by the sign-in action; a link's 32-character token cannot be guessed, so the verify
-      // limit (per client, in the database like every other) is only a flood guard.
-      rateLimit: { window: 60, max: 100 },
+      // Sending is limited by the sign-in action; a link's 32-character token cannot be guessed.
       sendMagicLink: ({ email, token, metadata }) => sendSignInEmail({ to: email, url: signInLinkUrl({ token, asker: metadata?.asker }) }),
     }),
     passkey({ rpID: relyingParty().id, rpName: brand.name, origin: relyingParty().origins }),
