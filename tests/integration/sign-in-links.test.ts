@@ -32,7 +32,7 @@ async function submit(b: ReturnType<typeof browser>, prompt: string) {
 }
 const unusedLinks = () => prisma.verification.count({ where: { expiresAt: { gt: new Date() } } });
 
-describe("a sign-in link", () => {
+describe("a sign-in link", { timeout: 120_000 }, () => {
   test("opened by a mail scanner (GET, HEAD, no cookies) stays usable; the browser that asked signs in with the button and keeps its work", async () => {
     const b = browser();
     await b("/");
