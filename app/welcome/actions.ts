@@ -5,8 +5,8 @@ import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { AppError } from "@/lib/errors";
 import { claimGuest } from "@/lib/viewer/claim-guest";
-import { getViewer, viewerCookieOptions, viewerSecret } from "@/lib/viewer/get-viewer";
-import { newViewerId, signViewerCookie, VIEWER_COOKIE } from "@/lib/viewer/viewer-cookie";
+import { getViewer, viewerCookieOptions, viewerSecret, visitorCookieName } from "@/lib/viewer/get-viewer";
+import { newViewerId, signViewerCookie } from "@/lib/viewer/viewer-cookie";
 
 export type ClaimState = { status: "idle" } | { status: "kept"; generations: number } | { status: "error"; message: string };
 
@@ -22,7 +22,7 @@ export async function keepGuestWork(): Promise<ClaimState> {
     console.log(`[framehook] ${viewer.id} kept ${generations} generations made as a guest`);
     // The claimed guest belongs to the account now: the browser becomes a fresh guest, which is what it is once
     // the session ends (signed out elsewhere, expired), never the claimed guest again.
-    (await cookies()).set(VIEWER_COOKIE, signViewerCookie(newViewerId(), viewerSecret()), viewerCookieOptions());
+    (await cookies()).set(visitorCookieName(), signViewerCookie(newViewerId(), viewerSecret()), viewerCookieOptions());
     return { status: "kept", generations };
   } catch (error) {
     if (error instanceof AppError) return { status: "error", message: error.message };
