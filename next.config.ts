@@ -9,10 +9,19 @@ import type { NextConfig } from "next";
  */
 export const FRAMEABLE_PATHS: string[] = [];
 
-/** Every path but the frameable ones, as one `source` (a negative lookahead of their prefixes). */
-function unframeableSource(): string {
-  if (FRAMEABLE_PATHS.length === 0) return "/:path*";
-  const prefixes = FRAMEABLE_PATHS.map((path) => path.replace(/\/:path\*$/, "").replace(/^\//, "").replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+/**
+ * The routes that serve stored files (results, stills, uploads, the gateway's
+ * input links) send a policy of their own ("default-src 'none'; sandbox;
+ * frame-ancestors 'none'"): Next's configured headers would replace it.
+ */
+const OWN_POLICY_PREFIXES = ["api/media", "api/uploads", "api/inputs"];
+
+/** Every path but the frameable ones (and, with `ownPolicy`, those that set their own policy), as one `source`. */
+function unframeableSource({ ownPolicy = false } = {}): string {
+  const prefixes = [...FRAMEABLE_PATHS.map((path) => path.replace(/\/:path\*$/, "").replace(/^\//, "")), ...(ownPolicy ? OWN_POLICY_PREFIXES : [])].map((prefix) =>
+    prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"),
+  );
+  if (prefixes.length === 0) return "/:path*";
   return `/((?!(?:${prefixes.join("|")})(?:/|$)).*)`;
 }
 
@@ -23,13 +32,8 @@ const nextConfig: NextConfig = {
   output: "standalone",
   async headers() {
     return [
-      {
-        source: unframeableSource(),
-        headers: [
-          { key: "Content-Security-Policy", value: "frame-ancestors 'none'" },
-          { key: "X-Frame-Options", value: "DENY" },
-        ],
-      },
+      { source: unframeableSource(), headers: [{ key: "X-Frame-Options", value: "DENY" }] },
+      { source: unframeableSource({ ownPolicy: true }), headers: [{ key: "Content-Security-Policy", value: "frame-ancestors 'none'" }] },
     ];
   },
   // `next dev` serves its scripts and hot reload only to pages opened on the host it

@@ -12,7 +12,7 @@ import { getMediaStorage, type ByteRange } from "@/lib/storage/storage";
 
 const SAFETY_HEADERS = {
   "X-Content-Type-Options": "nosniff",
-  "Content-Security-Policy": "default-src 'none'; sandbox",
+  "Content-Security-Policy": "default-src 'none'; sandbox; frame-ancestors 'none'",
 };
 
 export async function serveStoredMedia({ id, request, owner }: { id: string; request: Request; owner: OwnerScope }): Promise<Response> {

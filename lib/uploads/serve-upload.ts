@@ -15,7 +15,7 @@ export async function serveUpload({ upload, request }: { upload: Upload; request
   const headers: Record<string, string> = {
     "Content-Type": upload.contentType,
     "X-Content-Type-Options": "nosniff",
-    "Content-Security-Policy": "default-src 'none'; sandbox",
+    "Content-Security-Policy": "default-src 'none'; sandbox; frame-ancestors 'none'",
     "Content-Disposition": `inline; filename="${upload.id}.${upload.format}"`,
     "Accept-Ranges": "bytes",
     "Cache-Control": "private, max-age=3600",

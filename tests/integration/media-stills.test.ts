@@ -50,7 +50,9 @@ describe("a stored video gets a still", () => {
     expect(still.status).toBe(200);
     expect(still.headers.get("content-type")).toBe("image/jpeg");
     expect(still.headers.get("x-content-type-options")).toBe("nosniff");
-    expect(still.headers.get("content-security-policy")).toContain("sandbox");
+    // Its own policy, not replaced by the one every page gets: a sandbox, and no site may frame it.
+    expect(still.headers.get("content-security-policy")).toBe("default-src 'none'; sandbox; frame-ancestors 'none'");
+    expect(still.headers.get("x-frame-options")).toBe("DENY");
     expect(still.headers.get("cache-control")).toBe("private, max-age=86400");
     const bytes = Buffer.from(await still.arrayBuffer());
     expect(isJpeg(bytes)).toBe(true);

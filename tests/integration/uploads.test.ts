@@ -75,7 +75,9 @@ describe("a kept upload", () => {
     expect(served.status).toBe(200);
     expect(served.headers.get("content-type")).toBe("image/jpeg");
     expect(served.headers.get("x-content-type-options")).toBe("nosniff");
-    expect(served.headers.get("content-security-policy")).toContain("sandbox");
+    // Its own policy, not replaced by the one every page gets: a sandbox, and no site may frame it.
+    expect(served.headers.get("content-security-policy")).toBe("default-src 'none'; sandbox; frame-ancestors 'none'");
+    expect(served.headers.get("x-frame-options")).toBe("DENY");
     expect(served.headers.get("content-disposition")).toBe(`inline; filename="${body.id}.jpeg"`);
     const bytes = Buffer.from(await served.arrayBuffer());
     expect(bytes.length).toBe(row.size);
