@@ -77,7 +77,11 @@ export function handleAuthRequest(request: Request): Promise<Response> {
   const headers = new Headers(request.headers);
   // visitorAddress gives IPv6 as its group ("2001:db8:1::/48"); without the length it is an address Better Auth accepts.
   headers.set(CLIENT_ADDRESS_HEADER, visitorAddress(request.headers).replace(/\/\d+$/, ""));
-  return auth.handler(new Request(request, { headers }));
+  // A new Request from the parts, not `new Request(request, …)`: on Node 24 that copy reads the
+  // private state of Next's request class, which is not undici's, and throws (a 500 for every call).
+  const body = request.method === "GET" || request.method === "HEAD" ? null : request.body;
+  const init: RequestInit & { duplex?: "half" } = { method: request.method, headers, body, signal: request.signal, ...(body ? { duplex: "half" } : {}) };
+  return auth.handler(new Request(request.url, init));
 }
 
 /** One request against Better Auth's rule for its key (client and path), in the database limiter; the key is stored hashed. */
