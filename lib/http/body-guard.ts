@@ -51,6 +51,12 @@ const bodyDeadlineFor = (pathname: string) => (pathname === "/api/uploads" ? UPL
  */
 export const REFUSED_BODY_DRAIN_BYTES = 128 * 1024 * 1024;
 export const REFUSED_BODY_DRAIN_MS = 30_000;
+/**
+ * A client that stops sending while its refused body is drained (it declared
+ * more than it sends, or waits for the answer) is cut after this long: only a
+ * body that keeps coming holds the connection.
+ */
+export const REFUSED_BODY_IDLE_MS = 5_000;
 
 /**
  * Answers the request itself, and true, when its declared body is over the
@@ -108,6 +114,7 @@ function refuse(
   let drained = 0;
   const finish = () => {
     clearTimeout(timer);
+    clearTimeout(idle);
     if (!response.writableEnded) response.end();
   };
   const cut = () => {
@@ -115,13 +122,19 @@ function refuse(
     request.socket.destroy();
   };
   const timer = setTimeout(cut, REFUSED_BODY_DRAIN_MS).unref();
+  let idle = setTimeout(cut, REFUSED_BODY_IDLE_MS).unref();
   request.on("data", (chunk: Buffer) => {
     drained += chunk.length;
-    if (drained > REFUSED_BODY_DRAIN_BYTES) cut();
+    if (drained > REFUSED_BODY_DRAIN_BYTES) return cut();
+    clearTimeout(idle);
+    idle = setTimeout(cut, REFUSED_BODY_IDLE_MS).unref();
   });
   request.once("end", finish);
   request.once("error", cut);
-  response.once("close", () => clearTimeout(timer));
+  response.once("close", () => {
+    clearTimeout(timer);
+    clearTimeout(idle);
+  });
   request.resume();
 }
 
