@@ -7,6 +7,7 @@
 // (copy leases). The state sits on globalThis: Next loads this module once
 // per bundle (instrumentation.ts, each route), and all must see one.
 import http from "node:http";
+import type { Socket } from "node:net";
 
 type DrainHook = () => void | Promise<void>;
 /**
@@ -61,28 +62,49 @@ async function runHooks(stage: DrainStage): Promise<void> {
  * exits 143 once no connection is left. A proxy keeps idle connections to
  * the instance open for reuse (nginx's upstream keepalive, 60 s), and the
  * socket of a stream this instance ended goes idle only after Next's handler
- * has looked: so while draining, every connection is closed as soon as it is
- * idle, and a request that still arrives on one is answered with
- * `Connection: close`. If requests are still open after DRAIN_EXIT_MS (a slow
- * upload), the process exits 1 and says so. Next hands no hook into its
- * server, so the servers are found by wrapping the prototype's emit, once.
+ * has looked: so while draining, every connection is closed as soon as no
+ * response is open on it, and a request that still arrives on one is
+ * answered with `Connection: close`. Which connections are idle is counted
+ * here, from each response's close, and not asked of Node: on Node 22,
+ * `server.closeIdleConnections()` still counts a keep-alive connection whose
+ * streamed response has ended as active, and the process waited out its
+ * hard stop. If requests are still open after DRAIN_EXIT_MS (a slow upload),
+ * the process exits 1 and says so. Next hands no hook into its server, so
+ * connections are found by wrapping the server prototype's emit, once.
  */
 export function drainOnSigterm(): void {
   const installed = globalThis as unknown as { framehookDrainInstalled?: boolean };
   if (installed.framehookDrainInstalled) return;
   installed.framehookDrainInstalled = true;
-  const servers = new Set<http.Server>();
+  /** Every open connection of the instance's servers, with how many of its responses are still open. */
+  const openResponses = new Map<Socket, number>();
+  const closeIfIdle = (socket: Socket) => {
+    if (state.draining && openResponses.get(socket) === 0) socket.destroy();
+  };
   const proto = http.Server.prototype;
   const emit = proto.emit as (this: http.Server, event: string | symbol, ...args: unknown[]) => boolean;
   proto.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]) {
-    if (event === "request") {
-      servers.add(this);
-      if (state.draining) (args[1] as http.ServerResponse).shouldKeepAlive = false;
+    if (event === "connection") {
+      const socket = args[0] as Socket;
+      openResponses.set(socket, 0);
+      socket.once("close", () => openResponses.delete(socket));
+    } else if (event === "request") {
+      const response = args[1] as http.ServerResponse;
+      const socket = response.socket;
+      if (state.draining) response.shouldKeepAlive = false;
+      if (socket && openResponses.has(socket)) {
+        openResponses.set(socket, openResponses.get(socket)! + 1);
+        response.once("close", () => {
+          if (!openResponses.has(socket)) return;
+          openResponses.set(socket, openResponses.get(socket)! - 1);
+          closeIfIdle(socket);
+        });
+      }
     }
     return emit.call(this, event, ...args);
   } as typeof proto.emit;
   onDrain(() => {
-    const closeIdle = () => servers.forEach((server) => server.closeIdleConnections());
+    const closeIdle = () => openResponses.forEach((_, socket) => closeIfIdle(socket));
     closeIdle();
     setInterval(closeIdle, 100).unref();
   }, "connections");
