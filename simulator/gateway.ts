@@ -108,15 +108,26 @@ export class SimulatedGateway {
       task.inputFailure = failure;
       if (failure) this.settle(task);
     });
+    this.whenDue(task, pendingMs);
+    return task;
+  }
+
+  /**
+   * Settles `task` once it is due and its inputs are in. It completed when due,
+   * however late the timer fired on a busy machine (as a GET after the due time
+   * settles it), unless its inputs came later. A timer that fires before the
+   * wall clock reaches the due time (Node's timers run on a monotonic clock, and
+   * fire up to a millisecond early against Date.now) waits out the rest: a task
+   * never completes before its due time.
+   */
+  private whenDue(task: Task, delayMs: number): void {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      // Completed when due, however late the timer fired on a busy machine (as a GET
-      // after the due time settles it), unless its inputs came later; never in the
-      // future (a timer may fire a millisecond early).
-      void task.inputsFetched.then(() => this.settle(task, Math.min(Date.now(), Math.max(task.completeAt, task.inputsDoneAt ?? Date.now()))));
-    }, pendingMs);
+      const early = task.completeAt - Date.now();
+      if (early > 0) return this.whenDue(task, early);
+      void task.inputsFetched.then(() => this.settle(task, Math.max(task.completeAt, task.inputsDoneAt ?? Date.now())));
+    }, delayMs);
     this.timers.add(timer);
-    return task;
   }
 
   /**
