@@ -7,6 +7,7 @@ import { freePort } from "../../scripts/free-port";
 import { startSimulator } from "./global-setup";
 import { startNextServer, type NextServer } from "./next-server";
 import { SimulatorControl } from "./simulator-control";
+import { cookieVisitor } from "./visitor";
 
 export async function startApp({
   env = {},
@@ -37,43 +38,7 @@ export async function startApp({
     throw error;
   }
 
-  /** A client with a cookie jar, as a browser: one visitor (owner) across its requests. */
-  const visitor = () => {
-    let cookie: string | undefined;
-    // Concurrent first requests wait for the first answer's cookie, as a browser's page load gets it before anything else.
-    let first: Promise<unknown> | undefined;
-    const request = async (path: string, init: RequestInit & { json?: unknown } = {}) => {
-      if (!cookie && first) await first.catch(() => undefined);
-      const sent = send(path, init);
-      if (!cookie && !first) first = sent;
-      return sent;
-    };
-    const send = async (path: string, init: RequestInit & { json?: unknown }) => {
-      const { json, ...rest } = init;
-      const response = await fetch(new URL(path, baseUrl), {
-        ...rest,
-        headers: {
-          ...(json === undefined ? {} : { "Content-Type": "application/json" }),
-          ...(cookie ? { Cookie: cookie } : {}),
-          ...rest.headers,
-        },
-        body: json === undefined ? rest.body : JSON.stringify(json),
-      });
-      cookie = response.headers.get("set-cookie")?.split(";")[0] ?? cookie;
-      return response;
-    };
-    /** This visitor's owner id (the id inside its signed cookie), visiting once if it has none yet. */
-    const ownerId = async () => {
-      if (!cookie) await request("/api/generations?limit=1");
-      return cookie!.slice(cookie!.indexOf("=") + 1).split(".")[0]!;
-    };
-    /** The Cookie header this visitor sends, for clients other than this fetch (an event stream). */
-    const cookieHeader = async () => {
-      if (!cookie) await request("/api/generations?limit=1");
-      return cookie!;
-    };
-    return Object.assign(request, { ownerId, cookieHeader });
-  };
+  const visitor = () => cookieVisitor(baseUrl);
 
   return {
     baseUrl,

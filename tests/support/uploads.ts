@@ -1,8 +1,7 @@
 // Uploading a file through POST /api/uploads as one visitor, for integration tests.
-import type { startApp } from "./app";
+import type { Visitor } from "./visitor";
 
-type App = Awaited<ReturnType<typeof startApp>>;
-export type Visitor = ReturnType<App["visitor"]>;
+export type { Visitor };
 export type UploadAnswer = {
   status: number;
   body: { id?: string; error?: { code: string; message: string; fields?: Record<string, string[]> } } & Record<string, unknown>;
