@@ -1,9 +1,10 @@
 "use server";
 // The claim prompt's answer. The guest is the one of this browser's signed
 // cookie (getViewer), the account the one signed in: nothing comes from the form.
-import { cookies } from "next/headers";
+import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { AppError } from "@/lib/errors";
+import { visitorKey } from "@/lib/rate-limit";
 import { claimGuest } from "@/lib/viewer/claim-guest";
 import { getViewer, viewerCookieOptions, viewerSecret, visitorCookieName } from "@/lib/viewer/get-viewer";
 import { newViewerId, signViewerCookie } from "@/lib/viewer/viewer-cookie";
@@ -18,7 +19,7 @@ export async function keepGuestWork(): Promise<ClaimState> {
   if (!viewer.guestId) redirect("/");
   if (!viewer.mayClaimGuest) return { status: "error", message: NOT_ASKED_HERE };
   try {
-    const { generations } = await claimGuest({ guestId: viewer.guestId, userId: viewer.account.userId });
+    const { generations } = await claimGuest({ guestId: viewer.guestId, userId: viewer.account.userId, visitor: visitorKey(await headers()) });
     console.log(`[framehook] ${viewer.id} kept ${generations} generations made as a guest`);
     // The claimed guest belongs to the account now: the browser becomes a fresh guest, which is what it is once
     // the session ends (signed out elsewhere, expired), never the claimed guest again.

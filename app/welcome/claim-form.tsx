@@ -3,7 +3,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useActionState, useEffect } from "react";
 import { useSWRConfig } from "swr";
-import { announceClaim } from "@/app/_components/identity-watcher";
+import { announceClaim, dropViewerCaches } from "@/app/_components/identity-watcher";
 import { keepGuestWork, type ClaimState } from "./actions";
 
 const initial: ClaimState = { status: "idle" };
@@ -15,9 +15,9 @@ export function ClaimForm() {
   useEffect(() => {
     if (state.status !== "kept") return;
     // This browser's other tabs reload and show the kept videos; this one goes home,
-    // reading again what it holds from before the claim (the header's credits and spend are the account's now).
+    // dropping what it holds from before the claim (the header's credits and spend are the account's now).
     announceClaim();
-    void mutate(() => true);
+    void dropViewerCaches(mutate);
     router.replace("/");
   }, [state.status, router, mutate]);
   return (

@@ -2,10 +2,14 @@
 // guest made anything, ask whether to keep it; otherwise go home. A browser
 // that opened a link asked for elsewhere is told that its guest stays as it
 // is, and is asked nothing: the link's sender must not receive its work.
+import { headers } from "next/headers";
 import Link from "next/link";
 import { redirect } from "next/navigation";
 import { pageMetadata } from "@/lib/brand/page-metadata";
-import { guestClaimedBy, guestHoldings, holdsAnything } from "@/lib/viewer/claim-guest";
+import { showCreditBalance } from "@/lib/credits/balance";
+import { formatCreditCount } from "@/lib/credits/prices";
+import { visitorKey } from "@/lib/rate-limit";
+import { guestClaimedBy, guestHoldings, holdsAnything, readClaimCredits, type ClaimCredits } from "@/lib/viewer/claim-guest";
 import { getViewer } from "@/lib/viewer/get-viewer";
 import { ClaimForm } from "./claim-form";
 
@@ -21,6 +25,9 @@ export default async function WelcomePage() {
   const claimedBy = guestId ? await guestClaimedBy(guestId) : null;
   const holdings = guestId && (claimedBy === null || claimedBy === viewer.account.userId) ? await guestHoldings(guestId) : null;
   if (!holdings || !holdsAnything(holdings)) redirect("/");
+  // The account is welcomed first, as its header would, and as the claim does: the prompt tells what the click will do.
+  await showCreditBalance({ ownerId: viewer.id, visitor: visitorKey(await headers()) });
+  const credits = await readClaimCredits({ guestId: guestId!, owner: viewer.id });
   const held = [
     holdings.generations ? plural(holdings.generations, "video", "videos") : null,
     holdings.uploads ? plural(holdings.uploads, "upload", "uploads") : null,
@@ -61,8 +68,22 @@ export default async function WelcomePage() {
           Keep the {held} {holdings.purchases ? "in" : "made in"} this browser?
         </h2>
         <p className="text-sm text-zinc-600 dark:text-zinc-400">They move to your account, so you see them on every device where you sign in.</p>
+        <CreditsNote guestCredits={credits.guestCredits} welcomeTakenBack={credits.welcomeTakenBack} />
         <ClaimForm />
       </div>
     </main>
+  );
+}
+
+/** The claim's rule for credits (docs/credits.md), said before the click: what comes, what does not, and why. */
+function CreditsNote({ guestCredits, welcomeTakenBack }: ClaimCredits) {
+  const coming = guestCredits - welcomeTakenBack;
+  if (guestCredits <= 0) return null;
+  return (
+    <p className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="claim-credits">
+      {coming > 0 ? `${formatCreditCount(coming)} of this browser come too` : "No credits come with them"}
+      {welcomeTakenBack > 0 ? `: the ${formatCreditCount(welcomeTakenBack)} left of the welcome it got as a guest are not added, as an account is welcomed once` : ""}. Your
+      account&rsquo;s own credits stay as they are.
+    </p>
   );
 }

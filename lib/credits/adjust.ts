@@ -1,13 +1,15 @@
 // The operator's hand on the ledger: grant or take an owner's credits, with a
 // reason. A take is refused past what the owner has (the balance never goes
 // below zero); a grant first pays what the owner owes (lib/credits/owed.ts);
-// a retried form (the same key) changes nothing.
+// a retried form (the same key) changes nothing; a guest an account kept is
+// credited on that account.
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { isUniqueViolation, retryTransaction } from "@/lib/database/errors";
 import { prisma } from "@/lib/db";
 import { publishCreditsChange } from "@/lib/events";
 import { AppError } from "@/lib/errors";
+import { accountOwnerId } from "@/lib/auth/session";
 import { appendEntry, formatCredits, lockCredits, readCreditBalance } from "./ledger";
 import { collectOwedIn } from "./owed";
 
@@ -28,6 +30,7 @@ export async function adjustCredits({
   idempotencyKey?: string;
 }): Promise<{ applied: boolean; balance: number }> {
   const why = reason.trim();
+  const named = ownerId.trim();
   const fields: Record<string, string[]> = {};
   if (!ownerId.trim()) fields.ownerId = ["Name the owner (a visitor id or user:<id>)."];
   if (!Number.isSafeInteger(amount) || amount === 0 || Math.abs(amount) > MAX_ADJUSTMENT) fields.amount = [`A whole number of credits, not 0, at most ${MAX_ADJUSTMENT.toLocaleString("en-US")} either way.`];
@@ -38,10 +41,15 @@ export async function adjustCredits({
     const result = await retryTransaction(
       () =>
         prisma.$transaction(async (tx) => {
-          await lockCredits(tx, ownerId);
+          await lockCredits(tx, named);
+          // A guest an account kept is that account now: the credits land where the guest's work went. Read under
+          // the guest's lock, which a claim takes first, so a claim running now has committed or not begun.
+          const claimedBy = (await tx.guestClaim.findUnique({ where: { guestId: named }, select: { userId: true } }))?.userId;
+          const ownerId = claimedBy ? accountOwnerId(claimedBy) : named;
+          if (claimedBy) await lockCredits(tx, ownerId);
           const key = `adjustment:${idempotencyKey}`;
           if (await tx.creditEntry.findUnique({ where: { idempotencyKey: key }, select: { id: true } })) {
-            return { applied: false, balance: await readCreditBalance(tx, ownerId) };
+            return { applied: false, balance: await readCreditBalance(tx, ownerId), ownerId };
           }
           const balance = await readCreditBalance(tx, ownerId);
           if (balance + amount < 0) {
@@ -49,13 +57,13 @@ export async function adjustCredits({
           }
           await appendEntry(tx, { ownerId, kind: "ADJUSTMENT", amount, idempotencyKey: key, note: why });
           const collected = await collectOwedIn(tx, { ownerId, inflowKey: key, amount, source: "a grant by the operator" });
-          return { applied: true, balance: balance + amount - collected };
+          return { applied: true, balance: balance + amount - collected, ownerId };
         }),
       { waitMs: 5_000 },
     );
     // The owner's open tabs hear it and re-read their balance.
-    if (result.applied) await publishCreditsChange(ownerId);
-    return result;
+    if (result.applied) await publishCreditsChange(result.ownerId);
+    return { applied: result.applied, balance: result.balance };
   } catch (error) {
     // The same key for another owner: that adjustment was made.
     if (isUniqueViolation(error)) return { applied: false, balance: await readCreditBalance(prisma, ownerId) };

@@ -5,6 +5,7 @@
 import "server-only";
 import { prisma } from "@/lib/db";
 import type { CreditEntryKind } from "@/lib/generated/prisma/client";
+import { ledgerKey } from "./ledger";
 
 export type CreditHistoryEntry = {
   id: number;
@@ -19,6 +20,8 @@ export type CreditHistoryEntry = {
   pending?: boolean;
   /** Captures: what the generation cost. */
   charged?: number;
+  /** Adjustments: the claim's take-back of a kept guest's unspent welcome grant, not the operator's hand. */
+  keptGuestWelcome?: boolean;
 };
 
 export async function listCreditHistory({ ownerId, limit = 50 }: { ownerId: string; limit?: number }): Promise<CreditHistoryEntry[]> {
@@ -26,7 +29,7 @@ export async function listCreditHistory({ ownerId, limit = 50 }: { ownerId: stri
     where: { ownerId },
     orderBy: { id: "desc" },
     take: Math.min(Math.max(1, limit), 200),
-    select: { id: true, kind: true, amount: true, createdAt: true, generationId: true, checkoutSessionId: true, note: true },
+    select: { id: true, kind: true, amount: true, createdAt: true, generationId: true, checkoutSessionId: true, note: true, idempotencyKey: true },
   });
   const generationIds = [...new Set(rows.flatMap((r) => (r.generationId && (r.kind === "HOLD" || r.kind === "CAPTURE") ? [r.generationId] : [])))];
   // The holds and settlements of the generations on this page, wherever they fall in the history.
@@ -38,9 +41,10 @@ export async function listCreditHistory({ ownerId, limit = 50 }: { ownerId: stri
     : [];
   const holds = new Map(related.filter((r) => r.kind === "HOLD").map((r) => [r.generationId!, -r.amount]));
   const settled = new Set(related.filter((r) => r.kind !== "HOLD").map((r) => r.generationId!));
-  return rows.map((row) => {
+  return rows.map(({ idempotencyKey, ...row }) => {
     if (row.kind === "HOLD") return { ...row, pending: !settled.has(row.generationId!) };
     if (row.kind === "CAPTURE") return { ...row, charged: (holds.get(row.generationId!) ?? row.amount) - row.amount };
+    if (row.kind === "ADJUSTMENT" && idempotencyKey.startsWith(ledgerKey.keptGuestWelcome(""))) return { ...row, keptGuestWelcome: true };
     return row;
   });
 }

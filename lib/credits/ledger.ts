@@ -22,6 +22,8 @@ type Reader = Pick<typeof prisma, "$queryRaw">;
 /** Each row's idempotency key: a second write of the same fact finds its key taken. */
 export const ledgerKey = {
   welcome: (ownerId: string) => `grant:welcome:${ownerId}`,
+  /** The claim's take-back of a kept guest's unspent welcome grant (lib/viewer/claim-guest.ts). */
+  keptGuestWelcome: (guestId: string) => `claim:welcome:${guestId}`,
   hold: (generationId: string) => `hold:${generationId}`,
   capture: (generationId: string) => `capture:${generationId}`,
   release: (generationId: string) => `release:${generationId}`,

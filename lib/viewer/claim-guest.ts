@@ -5,14 +5,15 @@
 // the guest's generations (their spend moves with them: caps sum generation
 // rows), uploads, upload reservations, idempotency keys, and credits: every
 // ledger row (holds of videos still in flight settle on the account) and
-// purchase. An account is welcomed once: if it already had its welcome grant,
-// the guest's is taken back, at most what the guest had left. A second run
+// purchase. An account is welcomed once (one not yet welcomed is welcomed
+// first), and keeping never costs it credits of its own: what the guest had
+// not spent of its own grant is not added (readClaimCredits). A second run
 // finds its own row and moves only what the guest made since (nothing,
 // normally: signing out starts a fresh guest). The guest's id comes from the
 // signed cookie only, never from a request body.
 import "server-only";
 import { accountOwnerId } from "@/lib/auth/session";
-import { appendEntry, ledgerKey, lockCredits, readCreditSummary } from "@/lib/credits/ledger";
+import { appendEntry, grantWelcomeLocked, ledgerKey, lockCredits, readCreditSummary } from "@/lib/credits/ledger";
 import { retryTransaction } from "@/lib/database/errors";
 import { prisma, type Transaction } from "@/lib/db";
 import { AppError } from "@/lib/errors";
@@ -49,7 +50,12 @@ const TRANSACTION_OPTIONS = { maxWait: 5_000, timeout: 10_000 };
 /** Announced one by one (each a card on the account's other devices); past this many, their safety-net poll catches up. */
 const ANNOUNCED_MOVES = 100;
 
-export async function claimGuest({ guestId, userId }: { guestId: string; userId: string }): Promise<ClaimResult> {
+/**
+ * `visitor` (the client address's key) is for the account's own welcome grant: an account not yet welcomed is
+ * welcomed first, as its first balance shown would, so that keeping a guest's work never leaves it with less than
+ * "Not now" would.
+ */
+export async function claimGuest({ guestId, userId, visitor }: { guestId: string; userId: string; visitor: string }): Promise<ClaimResult> {
   const owner = accountOwnerId(userId);
   if (guestId.startsWith("user:")) throw new AppError("invalid_input", "Only a guest can be claimed.");
   const result = await retryTransaction(() => prisma.$transaction(async (tx) => {
@@ -64,6 +70,7 @@ export async function claimGuest({ guestId, userId }: { guestId: string; userId:
     // and its generation and its hold then move together.
     await lockCredits(tx, guestId);
     await lockCredits(tx, owner);
+    if (!(await readCreditSummary(tx, owner)).welcomed) await grantWelcomeLocked(tx, { ownerId: owner, visitor });
 
     // Idempotency keys are "<owner>:<key>": re-prefixed, except one the account already used (its own row keeps it).
     const guestPrefix = `${guestId}:`;
@@ -96,26 +103,48 @@ export async function claimGuest({ guestId, userId }: { guestId: string; userId:
 
 /** Moves the guest's ledger rows and purchases (both owners' credit locks are held); returns the credits the account gained. */
 async function moveCredits(tx: Transaction, { guestId, owner }: { guestId: string; owner: string }): Promise<number> {
-  const [guest, account] = await Promise.all([readCreditSummary(tx, guestId), readCreditSummary(tx, owner)]);
+  const { guestCredits, welcomeTakenBack } = await readClaimCredits({ guestId, owner }, tx);
   const moved = (await tx.creditEntry.updateMany({ where: { ownerId: guestId }, data: { ownerId: owner } })).count;
   await tx.purchase.updateMany({ where: { ownerId: guestId }, data: { ownerId: owner } });
   if (!moved) return 0;
-  if (!(guest.welcomed && account.welcomed)) return guest.credits;
-  const welcome = await tx.creditEntry.aggregate({
-    where: { ownerId: owner, kind: "GRANT", idempotencyKey: ledgerKey.welcome(guestId) },
-    _sum: { amount: true },
-  });
-  // At most what the account holds once the guest's rows are in: a guest whose grant is held by a video in flight
-  // still gives it back (its release, or what its capture leaves, lands on the account later).
-  const takeBack = Math.min(Number(welcome._sum.amount ?? 0), Math.max(0, account.credits + guest.credits));
-  if (takeBack > 0) {
+  if (welcomeTakenBack > 0) {
     await appendEntry(tx, {
       ownerId: owner,
       kind: "ADJUSTMENT",
-      amount: -takeBack,
-      idempotencyKey: `claim:welcome:${guestId}`,
-      note: "the kept guest's welcome grant: an account is welcomed once",
+      amount: -welcomeTakenBack,
+      idempotencyKey: ledgerKey.keptGuestWelcome(guestId),
+      note: "welcome credits the kept guest had not spent: an account is welcomed once",
     });
   }
-  return guest.credits - takeBack;
+  return guestCredits - welcomeTakenBack;
+}
+
+export type ClaimCredits = {
+  /** What the guest's ledger adds up to now (what holds in flight keep aside excluded). */
+  guestCredits: number;
+  /** The part of the guest's welcome grant that is not added to an account already welcomed. */
+  welcomeTakenBack: number;
+};
+
+/**
+ * The claim's rule for credits (docs/credits.md): an account is welcomed
+ * once, and keeping a guest's work never costs the account credits of its
+ * own. The guest's credits move whole, except, when both were welcomed, the
+ * part of the guest's welcome grant it has not spent: free credits count as
+ * spent first, so that part is at most the grant and at most what the guest
+ * holds beyond what it bought. A guest that spent its grant gives nothing
+ * back; bought credits always move. Read for the prompt before the click, and
+ * again under both owners' locks by the claim itself.
+ */
+export async function readClaimCredits({ guestId, owner }: { guestId: string; owner: string }, db: Transaction | typeof prisma = prisma): Promise<ClaimCredits> {
+  const [guest, account, bought, welcome] = await Promise.all([
+    readCreditSummary(db, guestId),
+    readCreditSummary(db, owner),
+    // Bought credits net of what refunds and disputes took back (collected debts included), as the admin overview counts them.
+    db.creditEntry.aggregate({ where: { ownerId: guestId, kind: { in: ["PURCHASE", "REFUND", "DISPUTE", "COLLECT"] } }, _sum: { amount: true } }),
+    db.creditEntry.aggregate({ where: { ownerId: guestId, kind: "GRANT", idempotencyKey: ledgerKey.welcome(guestId) }, _sum: { amount: true } }),
+  ]);
+  if (!(guest.welcomed && account.welcomed)) return { guestCredits: guest.credits, welcomeTakenBack: 0 };
+  const unspentFree = Math.max(0, guest.credits - Math.max(0, Number(bought._sum.amount ?? 0)));
+  return { guestCredits: guest.credits, welcomeTakenBack: Math.min(Number(welcome._sum.amount ?? 0), unspentFree) };
 }

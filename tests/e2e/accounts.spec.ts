@@ -1,8 +1,8 @@
 // Accounts as a person uses them: a guest makes a video, signs in with the
 // link emailed to them (a real SMTP server on loopback receives it), keeps
 // what they made, and their other tab follows; then adds a passkey (Chromium's
-// virtual authenticator), signs out, and signs back in with it. Their credits
-// go with them: the account shows what the guest had left.
+// virtual authenticator), signs out, and signs back in with it. Keeping costs
+// the account none of its own credits, and signing out drops its figures.
 import type { Page } from "@playwright/test";
 import { E2E_MAILBOX_URL } from "../../playwright.config";
 import { expect, GalleryPage, test } from "./fixtures";
@@ -80,7 +80,7 @@ test("a guest signs in with an emailed link and keeps their video; their other t
   await page.screenshot({ path: testInfo.outputPath("account.png"), fullPage: true });
 });
 
-test("an account's balance follows the guest → account claim: the header shows the guest's credits, not a fresh account's", async ({ gallery, simulator, page, browser }, testInfo) => {
+test("keeping a guest's video costs the account nothing of its own, the prompt says so before the click, and signing out drops the account's figures", async ({ gallery, simulator, page }, testInfo) => {
   await gallery.goto();
   const welcome = await gallery.balanceValue();
   const prompt = simulator.prompt("a windmill turning");
@@ -96,33 +96,48 @@ test("an account's balance follows the guest → account claim: the header shows
   await askForLink(page, email);
   await openLink(page, await linkFor(email), email);
   await expect(page.getByRole("heading", { name: "Keep the 1 video made in this browser?" })).toBeVisible();
+  // The rule, before the click: the guest's unspent welcome is not added (an account is welcomed once), nothing of the account's is taken.
+  await expect(page.getByTestId("claim-credits")).toHaveText(
+    `No credits come with them: the ${guest.toLocaleString("en-US")} credits left of the welcome it got as a guest are not added, as an account is welcomed once. Your account’s own credits stay as they are.`,
+  );
+  await page.screenshot({ path: testInfo.outputPath("welcome-credits-rule.png"), fullPage: true });
   await page.getByRole("button", { name: "Keep them" }).click();
 
   await expect(page).toHaveURL(/\/$/);
   await expect(page.getByRole("link", { name: "Account" })).toBeVisible();
-  // The account has the guest's credits: neither a second welcome nor the guest's left behind.
-  await expect.poll(() => gallery.balanceValue()).toBe(guest);
+  // The account keeps its own welcome, as "Not now" would have left it, with the guest's video.
+  await expect.poll(() => gallery.balanceValue()).toBe(welcome);
   await expect(gallery.card(prompt).getByTestId("generation-credits")).toHaveText("11 credits");
   await page.locator("header").screenshot({ path: testInfo.outputPath("header-after-claim.png") });
   await page.reload();
-  expect(await gallery.balanceValue()).toBe(guest);
+  expect(await gallery.balanceValue()).toBe(welcome);
 
-  // A fresh account, in a browser of its own, starts from the welcome: the figure above is the guest's.
-  const fresh = await browser.newContext({ baseURL: test.info().project.use.baseURL });
-  const other = await fresh.newPage();
-  await other.goto("/sign-in");
-  const freshEmail = `fresh-${simulator.marker.replace(/\W/g, "").toLowerCase()}@example.com`;
-  await askForLink(other, freshEmail);
-  await openLink(other, await linkFor(freshEmail), freshEmail);
-  await other.goto("/");
-  await expect(other.getByRole("link", { name: "Account" })).toBeVisible();
-  await expect.poll(() => new GalleryPage(other).balanceValue()).toBe(welcome);
-  await fresh.close();
+  // The history names the row for what it is.
+  await page.goto("/credits");
+  await expect(page.getByText("Kept a guest’s work: its unspent welcome credits are not added again (an account is welcomed once)")).toBeVisible();
+  await expect(page.getByText("Adjusted by the operator")).toHaveCount(0);
+  await page.screenshot({ path: testInfo.outputPath("credit-history-after-claim.png"), fullPage: true });
+
+  // The account spends, so that its figure differs from a fresh guest's.
+  await gallery.goto();
+  const spent = simulator.prompt("a mill pond");
+  await gallery.submit(spent);
+  await expect(gallery.badge(spent)).toHaveText("Ready");
+  await expect.poll(() => gallery.balanceValue()).toBe(welcome - 11);
+
+  // Signing out (a server action, no reload) drops the account's figures: the header shows the fresh guest's welcome.
+  await page.goto("/account");
+  await expect(gallery.balance).toHaveText((welcome - 11).toLocaleString("en-US"));
+  await page.getByRole("button", { name: "Sign out", exact: true }).first().click();
+  await expect(page.getByRole("link", { name: "Sign in" })).toBeVisible();
+  await expect(gallery.balance).toHaveText(welcome.toLocaleString("en-US"));
+  await page.locator("header").screenshot({ path: testInfo.outputPath("header-after-sign-out.png") });
 });
 
 test("Eve's own link, opened and pressed in a victim's browser, signs the victim in as Eve and moves none of their work", async ({ gallery, simulator, page, browser }, testInfo) => {
   const prompt = simulator.prompt("the victim's harbour at night");
   await gallery.goto();
+  const welcome = await gallery.balanceValue();
   await gallery.submit(prompt);
   await expect(gallery.badge(prompt)).toHaveText("Ready");
 
@@ -137,8 +152,11 @@ test("Eve's own link, opened and pressed in a victim's browser, signs the victim
   await page.goto(link);
   await expect(page.getByText("This link was asked for in another browser")).toBeVisible();
   await page.screenshot({ path: testInfo.outputPath("sign-in-link-elsewhere.png"), fullPage: true });
+  await expect.poll(() => gallery.balanceValue()).toBe(welcome - 11);
   await page.getByRole("button", { name: `Sign in as ${eveEmail}` }).click();
   await expect(page).toHaveURL(/\/welcome$/);
+  // The header shows Eve's new account's credits (its welcome), not the victim guest's, without a reload.
+  await expect(gallery.balance).toHaveText(welcome.toLocaleString("en-US"));
   await expect(page.getByRole("heading", { name: "Nothing from this browser was moved" })).toBeVisible();
   await expect(page.getByRole("button", { name: "Keep them" })).toHaveCount(0);
   await page.screenshot({ path: testInfo.outputPath("welcome-elsewhere.png"), fullPage: true });

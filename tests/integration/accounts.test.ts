@@ -152,7 +152,7 @@ describe("a guest who signs in", () => {
     const refused = await callAction(mallory, "keepGuestWork", [], "/welcome");
     expect(refused.text).toContain("already belongs to another account");
     expect((await prisma.generation.findUniqueOrThrow({ where: { id } })).ownerId).toBe(`user:${alice}`);
-    await expect(claimGuest({ guestId, userId: malloryId })).rejects.toThrow(/another account/);
+    await expect(claimGuest({ guestId, userId: malloryId, visitor: "test-address" })).rejects.toThrow(/another account/);
 
     // Two accounts claiming one fresh guest at once: exactly one wins, and owns everything.
     const fresh = browser();
@@ -162,7 +162,7 @@ describe("a guest who signs in", () => {
     const users = await Promise.all(
       ["r1", "r2", "r3"].map((n) => prisma.user.create({ data: { id: `${n}-${freshGuest}`, email: email(n), name: "", updatedAt: new Date() } })),
     );
-    const outcomes = await Promise.allSettled([...users, ...users].map((u) => claimGuest({ guestId: freshGuest, userId: u.id })));
+    const outcomes = await Promise.allSettled([...users, ...users].map((u) => claimGuest({ guestId: freshGuest, userId: u.id, visitor: "test-address" })));
     const claim = await prisma.guestClaim.findUniqueOrThrow({ where: { guestId: freshGuest } });
     const winners = outcomes.filter((o, i) => o.status === "fulfilled" && [...users, ...users][i]!.id === claim.userId);
     expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(winners.length);
@@ -195,11 +195,11 @@ describe("credits", () => {
     await submit(phone, "made before signing in");
 
     await signIn(phone, address);
-    const guestAtClaim = await creditBalance(guestId); // less what the video holds, where holds are on
-    const runs = await Promise.allSettled([1, 2, 3].map(() => claimGuest({ guestId, userId })));
+    const runs = await Promise.allSettled([1, 2, 3].map(() => claimGuest({ guestId, userId, visitor: "test-address" })));
     expect(runs.every((r) => r.status === "fulfilled")).toBe(true);
-    // The guest's balance (its welcome grant and the pack) moved; the second welcome grant was taken back.
-    expect(await creditBalance(owner)).toBe(accountBefore + guestAtClaim - welcomeGrantCredits());
+    // The guest's balance moved but for what it had not spent of its welcome grant (free credits count as spent
+    // first): the pack moved whole.
+    expect(await creditBalance(owner)).toBe(accountBefore + pack.credits);
     expect(await creditBalance(guestId)).toBe(0);
     expect((await prisma.purchase.findFirstOrThrow({ where: { checkoutSessionId: sessionId } })).ownerId).toBe(owner);
     expect(await prisma.creditEntry.count({ where: { ownerId: owner, idempotencyKey: `claim:welcome:${guestId}` } })).toBe(1);
