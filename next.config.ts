@@ -1,25 +1,27 @@
 import type { NextConfig } from "next";
 
 /**
- * Paths another site may show in a frame (Next's `source` syntax, e.g.
- * "/embed/:path*"): none. A fork with an embeddable player lists its page
- * here, and sets its own `frame-ancestors` on it. Every other answer says
- * no site may frame it (clickjacking): `frame-ancestors 'none'`, and
- * X-Frame-Options for browsers that predate it.
+ * Paths another site may show in a frame (Next's `source` syntax: a
+ * ":name" segment is any one segment, a trailing "/:path*" anything below):
+ * the player of a shared video, which X's player card frames
+ * (app/v/[token]/embed/route.ts sets its own `frame-ancestors`). Every other
+ * answer says no site may frame it (clickjacking): `frame-ancestors 'none'`,
+ * and X-Frame-Options for browsers that predate it.
  */
-export const FRAMEABLE_PATHS: string[] = [];
+export const FRAMEABLE_PATHS: string[] = ["/v/:token/embed"];
 
 /**
  * The routes that serve stored files (results, stills, uploads, the gateway's
- * input links) send a policy of their own ("default-src 'none'; sandbox;
- * frame-ancestors 'none'"): Next's configured headers would replace it.
+ * input links, a shared video's file and still) send a policy of their own
+ * ("default-src 'none'; sandbox; frame-ancestors 'none'"): Next's configured
+ * headers would replace it.
  */
-const OWN_POLICY_PREFIXES = ["api/media", "api/uploads", "api/inputs"];
+const OWN_POLICY_PREFIXES = ["api/media", "api/uploads", "api/inputs", "v/:token/video", "v/:token/still"];
 
 /** Every path but the frameable ones (and, with `ownPolicy`, those that set their own policy), as one `source`. */
 function unframeableSource({ ownPolicy = false } = {}): string {
   const prefixes = [...FRAMEABLE_PATHS.map((path) => path.replace(/\/:path\*$/, "").replace(/^\//, "")), ...(ownPolicy ? OWN_POLICY_PREFIXES : [])].map((prefix) =>
-    prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"),
+    prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:\w+/g, "[^/]+"),
   );
   if (prefixes.length === 0) return "/:path*";
   return `/((?!(?:${prefixes.join("|")})(?:/|$)).*)`;
@@ -34,6 +36,8 @@ const nextConfig: NextConfig = {
     return [
       { source: unframeableSource(), headers: [{ key: "X-Frame-Options", value: "DENY" }] },
       { source: unframeableSource({ ownPolicy: true }), headers: [{ key: "Content-Security-Policy", value: "frame-ancestors 'none'" }] },
+      // A share link's token is in its URL: no other site learns it from a Referer, and no search engine lists it.
+      { source: "/v/:path*", headers: [{ key: "Referrer-Policy", value: "no-referrer" }, { key: "X-Robots-Tag", value: "noindex, nofollow" }] },
     ];
   },
   // `next dev` serves its scripts and hot reload only to pages opened on the host it
@@ -54,7 +58,8 @@ const nextConfig: NextConfig = {
     // `next dev` logs each request's URL: a callback's holds its token, and an
     // input link's its signature (the gateway's fetch, valid for a day). Any
     // other URL that carries a signature is left out too.
-    incomingRequests: { ignore: [/^\/api\/webhooks\/gateway\b/, /^\/api\/inputs\//, /[?&](sig|signature|token)=/i] },
+    // A share link's path is its token.
+    incomingRequests: { ignore: [/^\/api\/webhooks\/gateway\b/, /^\/api\/inputs\//, /^\/v\//, /[?&](sig|signature|token)=/i] },
   },
 };
 

@@ -1,19 +1,49 @@
 // In front of every page and API: the optional access gate for deployed
-// instances (with APP_PASSWORD set, HTTP Basic auth, any user name), then the
-// anonymous visitor cookie that getViewer() reads (lib/viewer/). Callbacks,
+// instances (with APP_PASSWORD set, HTTP Basic auth, any user name), the
+// per-address limit on public share links (/v/…), then the anonymous
+// visitor cookie that getViewer() reads (lib/viewer/). Callbacks,
 // health checks and the cron carry their own credentials, act for no viewer,
 // and pass through (callbacks are kept out by the matcher, below, as well).
 import { NextResponse, type NextRequest } from "next/server";
+import { hitShareLimit, publicShareRoute } from "@/lib/sharing/share-limit";
 import { accessGateHeaders, passesAccessGate } from "@/lib/viewer/access-gate";
 import { viewerCookieOptions, viewerSecret, visitorCookieName } from "@/lib/viewer/get-viewer";
 import { ensureViewerCookie } from "@/lib/viewer/viewer-cookie";
 
 const OPEN_PATHS = new Set(["/api/webhooks/gateway", "/api/webhooks/stripe", "/api/health", "/api/ready", "/api/ping", "/api/cron/reconcile"]);
 
-export function proxy(request: NextRequest) {
+export async function proxy(request: NextRequest) {
   if (OPEN_PATHS.has(request.nextUrl.pathname)) return NextResponse.next();
-  if (passesAccessGate(request.headers.get("authorization"))) return withViewerCookie(request);
-  return new NextResponse("Authentication required.", { status: 401, headers: accessGateHeaders() });
+  if (!passesAccessGate(request.headers.get("authorization"))) {
+    return new NextResponse("Authentication required.", { status: 401, headers: accessGateHeaders() });
+  }
+  const shared = publicShareRoute(request.nextUrl.pathname);
+  if (shared) {
+    const refused = await shareLimitRefusal(request);
+    if (refused) return refused;
+    // A shared file or player acts for no viewer: a crawler or an embed gets no cookie.
+    if (shared !== "page") return NextResponse.next();
+  }
+  return withViewerCookie(request);
+}
+
+/**
+ * Public share links are limited per client address, in front of the page, its
+ * file, its still and its player alike. A database that cannot count lets the
+ * request through: the route's own read then answers (a 503 while it is down).
+ */
+async function shareLimitRefusal(request: NextRequest): Promise<NextResponse | null> {
+  try {
+    const limit = await hitShareLimit(request.headers);
+    if (limit.allowed) return null;
+    return new NextResponse("Too many requests. Please try again shortly.", {
+      status: 429,
+      headers: { "Retry-After": String(limit.retryAfterSeconds), "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" },
+    });
+  } catch (error) {
+    console.warn("[framehook] share link limit not counted:", error instanceof Error ? error.message : error);
+    return null;
+  }
 }
 
 /**

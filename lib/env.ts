@@ -91,6 +91,10 @@ const schema = z
     // Uploads (and presigned forms) per client address per window; 0 turns the limit off.
     UPLOAD_RATE_LIMIT: optional(z.coerce.number().int().min(0)).default(30),
     UPLOAD_RATE_WINDOW_SECONDS: optional(z.coerce.number().int().min(1).max(86_400)).default(60),
+    // Requests to public share links (page, file, still, player) per client address per window; 0 turns the limit off.
+    // A video played once is a few range requests, seeking adds more.
+    SHARE_RATE_LIMIT: optional(z.coerce.number().int().min(0)).default(300),
+    SHARE_RATE_WINDOW_SECONDS: optional(z.coerce.number().int().min(1).max(86_400)).default(60),
     S3_BUCKET: optional(z.string().min(1)),
     S3_REGION: optional(z.string().min(1)).default("auto"),
     S3_ENDPOINT: optional(url),

@@ -41,6 +41,7 @@ export function addSubmission(key: string, { model, prompt }: { model: string; p
     notFoundSince: null,
     lost: false,
     gatewayMetadata: null,
+    share: null,
     createdAt: now,
     updatedAt: now,
     completedAt: null,

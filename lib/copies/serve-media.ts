@@ -1,6 +1,7 @@
-// Serves a stored copy at /api/media/{id}: from the local disk with byte
-// ranges (a <video> seeks with them), a strong ETag and caching; from S3 by a
-// redirect to a short-lived presigned (or public) URL. Served from our own
+// Serves a stored copy at /api/media/{id} (and a shared one at
+// /v/{token}/video): from the local disk with byte ranges (a <video> seeks
+// with them), a strong ETag and caching; from S3 by a redirect to a
+// short-lived presigned (or public) URL. Served from our own
 // origin, so the response may never be read as a page: nosniff and a sandbox.
 import "server-only";
 import { Readable } from "node:stream";
@@ -15,16 +16,40 @@ const SAFETY_HEADERS = {
   "Content-Security-Policy": "default-src 'none'; sandbox; frame-ancestors 'none'",
 };
 
+/**
+ * Who a copy is served to, which decides how long anything may keep it: its
+ * owner (their browser caches it for a day, and a bucket's link for a
+ * minute), or anyone holding a public link (nothing may keep it, so that
+ * "Stop sharing" takes effect at the next request; a bucket's link is signed
+ * for one minute).
+ */
+export type CopyAudience = "owner" | "public";
+
+const CACHING: Record<CopyAudience, { bytes: string; redirect: string; redirectSeconds?: number }> = {
+  owner: { bytes: "private, max-age=86400", redirect: "private, max-age=60" },
+  public: { bytes: "no-store", redirect: "no-store", redirectSeconds: 60 },
+};
+
+/** The columns of a copy its bytes are served from. */
+export type ServedCopy = { state: string; storageKey: string; contentType: string | null; size: number | null; sha256: string | null };
+export type ServedStill = { id: string; state: string; storageKey: string; sha256: string | null; stillKey: string | null; stillCheckedAt: Date | null };
+
 export async function serveStoredMedia({ id, request, owner }: { id: string; request: Request; owner: OwnerScope }): Promise<Response> {
-  const storage = await getMediaStorage();
   // Another owner's copy answers like a missing one: the same 404, no existence leak.
   const copy = await prisma.mediaCopy.findFirst({ where: { id, generation: visibleTo(owner) }, select: { state: true, storageKey: true, contentType: true, size: true, sha256: true } });
-  if (!storage || copy?.state !== "DONE" || copy.size === null) throw new AppError("not_found", "No such stored media.");
+  return serveCopy({ copy, request, audience: "owner" });
+}
 
-  const redirect = await storage.url({ key: copy.storageKey });
+/** A copy's bytes (ranges, ETag) from the local disk, or a redirect to its bucket; 404 when it is not stored. */
+export async function serveCopy({ copy, request, audience }: { copy: ServedCopy | null; request: Request; audience: CopyAudience }): Promise<Response> {
+  const storage = await getMediaStorage();
+  if (!storage || copy?.state !== "DONE" || copy.size === null) throw new AppError("not_found", "No such stored media.");
+  const caching = CACHING[audience];
+
+  const redirect = await storage.url({ key: copy.storageKey, expiresSeconds: caching.redirectSeconds });
   if (redirect) {
     // The presigned URL outlives this answer, so the browser may reuse it briefly.
-    return new Response(null, { status: 302, headers: { Location: redirect, "Cache-Control": "private, max-age=60" } });
+    return new Response(null, { status: 302, headers: { Location: redirect, "Cache-Control": caching.redirect } });
   }
 
   const etag = `"${copy.sha256 ?? copy.size}"`;
@@ -35,8 +60,8 @@ export async function serveStoredMedia({ id, request, owner }: { id: string; req
     // A copy whose bytes are not media (a playlist, a page, anything) is only ever a download.
     ...(/^(video|audio|image)\//.test(contentType) ? {} : { "Content-Disposition": "attachment" }),
     "Accept-Ranges": "bytes",
-    // The bytes under an id never change (a retried copy writes the same file), but they belong to one viewer.
-    "Cache-Control": "private, max-age=86400",
+    // The bytes under an id never change (a retried copy writes the same file); CACHING says who may keep them.
+    "Cache-Control": caching.bytes,
     ETag: etag,
   };
   if (matches(request.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
@@ -67,21 +92,26 @@ export async function serveStoredMedia({ id, request, owner }: { id: string; req
  * its still made on this first request. 404 when the video has none.
  */
 export async function serveStoredStill({ id, request, owner }: { id: string; request: Request; owner: OwnerScope }): Promise<Response> {
-  const storage = await getMediaStorage();
   const copy = await prisma.mediaCopy.findFirst({
     where: { id, generation: visibleTo(owner) },
     select: { id: true, state: true, storageKey: true, sha256: true, stillKey: true, stillCheckedAt: true },
   });
+  return serveStill({ copy, request, audience: "owner" });
+}
+
+export async function serveStill({ copy, request, audience }: { copy: ServedStill | null; request: Request; audience: CopyAudience }): Promise<Response> {
+  const storage = await getMediaStorage();
   if (!storage || copy?.state !== "DONE") throw new AppError("not_found", "No such stored media.");
   const stillKey = copy.stillKey ?? (copy.stillCheckedAt === null ? await backfillStill({ copy, storage }) : null);
   if (!stillKey) throw new AppError("not_found", "This video has no still image.");
+  const caching = CACHING[audience];
 
-  const redirect = await storage.url({ key: stillKey });
-  if (redirect) return new Response(null, { status: 302, headers: { Location: redirect, "Cache-Control": "private, max-age=60" } });
+  const redirect = await storage.url({ key: stillKey, expiresSeconds: caching.redirectSeconds });
+  if (redirect) return new Response(null, { status: 302, headers: { Location: redirect, "Cache-Control": caching.redirect } });
 
   // A still is derived from the copy's bytes (its sha256) and the extraction, which is the same every time.
   const etag = `"still-${copy.sha256 ?? copy.id}"`;
-  const headers: Record<string, string> = { ...SAFETY_HEADERS, "Content-Type": STILL_CONTENT_TYPE, "Cache-Control": "private, max-age=86400", ETag: etag };
+  const headers: Record<string, string> = { ...SAFETY_HEADERS, "Content-Type": STILL_CONTENT_TYPE, "Cache-Control": caching.bytes, ETag: etag };
   if (matches(request.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
   const object = await storage.get({ key: stillKey });
   if (!object) throw new AppError("not_found", "The stored still is missing.");

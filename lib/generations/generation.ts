@@ -4,6 +4,7 @@ import { env } from "@/lib/env";
 import { isHttpUrl } from "@/lib/gateway/task";
 import { isRecord, safeJsonParse } from "@/lib/http/json";
 import { toStoredMedia, type StoredMedia } from "@/lib/copies/media-copy";
+import { shareLinkOf, type ShareLink } from "@/lib/sharing/share-link";
 
 export type { GenerationState };
 export const GENERATION_STATES = ["SUBMITTING", "PENDING", "SUCCESS", "FAILURE", "SUBMIT_FAILED"] as const satisfies readonly GenerationState[];
@@ -38,6 +39,8 @@ export type Generation = {
   gatewayMetadata: Record<string, unknown> | null;
   /** Another owner's, shown by the showcase (GALLERY_SCOPE=shared): the viewer may watch and remix it, not retry, delete or continue it. */
   showcase?: true;
+  /** Its public link while its owner shares it (lib/sharing); null otherwise, and always for anyone but the owner. */
+  share: ShareLink | null;
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
@@ -65,6 +68,7 @@ export function toGeneration(row: GenerationRow & { mediaCopies?: MediaCopy[] },
     ...card,
     storedMedia: storedMedia ?? [],
     gatewayMetadata: isRecord(metadata) ? metadata : null,
+    share: shareLinkOf(row),
     ...(charge !== undefined ? { charge } : {}),
     createdAt: row.createdAt.toISOString(),
   };

@@ -216,7 +216,8 @@ const withRelease = (row: Announced, released: number): Announced => (released >
 export async function hideGeneration({ id, ownerId }: { id: string; ownerId: string }): Promise<"hidden" | "already_hidden" | "not_found"> {
   const [row] = await prisma.generation.updateManyAndReturn({
     where: { id, ownerId, deletedAt: null },
-    data: { deletedAt: new Date() },
+    // Its public link dies with it (the public page also refuses deleted rows).
+    data: { deletedAt: new Date(), ...NOT_SHARED },
     select: ANNOUNCED,
   });
   if (row) {
@@ -224,6 +225,47 @@ export async function hideGeneration({ id, ownerId }: { id: string; ownerId: str
     return "hidden";
   }
   return (await prisma.generation.count({ where: { id, ownerId } })) === 1 ? "already_hidden" : "not_found";
+}
+
+const NOT_SHARED = { shareKey: null, shareSeed: null, sharedAt: null } as const;
+
+/**
+ * Shares the owner's finished video under a new public link (`key`, the hash
+ * of its token, and `seed`, what the token is derived from:
+ * lib/sharing/share-token.ts). An earlier link of the same video is replaced,
+ * so it stops working. Conditional: the owner's own, Ready and not deleted;
+ * null when nothing matched. Not announced: a live card does not carry sharing.
+ */
+export async function shareGenerationRow({
+  id,
+  ownerId,
+  key,
+  seed,
+  showPrompt,
+  now = new Date(),
+}: {
+  id: string;
+  ownerId: string;
+  key: string;
+  seed: string;
+  showPrompt: boolean;
+  now?: Date;
+}): Promise<Date | null> {
+  const { count } = await prisma.generation.updateMany({
+    where: { id, ownerId, state: "SUCCESS", deletedAt: null },
+    data: { shareKey: key, shareSeed: seed, sharedAt: now, shareShowsPrompt: showPrompt },
+  });
+  return count === 1 ? now : null;
+}
+
+/**
+ * Stops sharing: the link's hash is gone, so the next request for it (page,
+ * file or player, on any instance) finds nothing. True when the owner has
+ * such a generation, shared or not (stopping twice is not an error).
+ */
+export async function unshareGenerationRow({ id, ownerId }: { id: string; ownerId: string }): Promise<boolean> {
+  const { count } = await prisma.generation.updateMany({ where: { id, ownerId }, data: NOT_SHARED });
+  return count === 1;
 }
 
 /**

@@ -26,11 +26,12 @@ export function visibleTo({ ownerId, shared }: OwnerScope): Prisma.GenerationWhe
 /**
  * A row as this reader sees it, with what it charged its owner (`charges`,
  * by id: none listed is none held). Another owner's shows the video and the
- * prompt, never the inputs (they may hold private URLs) or what it cost them.
+ * prompt, never the inputs (they may hold private URLs), what it cost them or
+ * its public link (theirs to give).
  */
 export function asSeenBy(scope: OwnerScope, row: GenerationRow, charges: ReadonlyMap<string, CreditCharge>, now = Date.now()): Generation {
   if (row.ownerId === scope.ownerId) return toGeneration(row, now, charges.get(row.id) ?? null);
-  return { ...toGeneration(row, now), taskId: null, input: {}, gatewayMetadata: null, showcase: true };
+  return { ...toGeneration(row, now), taskId: null, input: {}, gatewayMetadata: null, share: null, showcase: true };
 }
 
 /** The generations whose charge this reader may see: their own. */

@@ -89,9 +89,9 @@ export function createS3Storage(options: S3StorageOptions): MediaStorage {
       }
     },
 
-    async url({ key }) {
+    async url({ key, expiresSeconds }) {
       if (options.publicBaseUrl) return `${options.publicBaseUrl.replace(/\/+$/, "")}/${key}`;
-      return getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: options.presignSeconds });
+      return getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: expiresSeconds ?? options.presignSeconds });
     },
 
     async delete({ key }) {

@@ -30,8 +30,12 @@ export interface MediaStorage {
   getFile(args: { key: string; file: string; maxBytes: number }): Promise<boolean>;
   /** The object's bytes (or a range of them), or null if there is no such object. */
   get(args: { key: string; range?: ByteRange }): Promise<{ body: Readable; size: number } | null>;
-  /** A URL the browser can fetch the object from directly, or null when the app serves it (get). */
-  url(args: { key: string }): Promise<string | null>;
+  /**
+   * A URL the browser can fetch the object from directly, or null when the app
+   * serves it (get). A signed one expires after `expiresSeconds` (default: the
+   * backend's own, S3_PRESIGN_SECONDS); a public bucket's never does.
+   */
+  url(args: { key: string; expiresSeconds?: number }): Promise<string | null>;
   delete(args: { key: string }): Promise<void>;
   /**
    * A form the browser posts one file with straight to `key` (S3 only): the

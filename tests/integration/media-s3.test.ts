@@ -96,3 +96,30 @@ test("a download cut every time ends FAILED with no object in the bucket", async
   expect(head.status).toBe(404);
   expect((await app.fetch(`/api/media/${row.id}`, { redirect: "manual" })).status).toBe(404);
 });
+
+test("a shared video is served to anyone with the link by a one-minute presigned redirect, never cached, and stops at once when unshared", async () => {
+  const { id, row } = await copied("s3-share", undefined);
+  const shared = await app.fetch(`/api/generations/${id}/share`, { method: "POST" });
+  expect(shared.status).toBe(200);
+  const page = new URL(((await shared.json()) as { url: string }).url).pathname;
+  // The size previews state was read from the bucket's copy.
+  const { prisma } = await import("@/lib/db");
+  expect(await prisma.mediaCopy.findUniqueOrThrow({ where: { id: row.id } })).toMatchObject({ width: expect.any(Number), height: expect.any(Number) });
+
+  // No cookie: a stranger holding the link.
+  const redirect = await fetch(new URL(`${page}/video`, app.baseUrl), { redirect: "manual" });
+  expect(redirect.status).toBe(302);
+  expect(redirect.headers.get("cache-control")).toBe("no-store");
+  const location = redirect.headers.get("location")!;
+  expect(location).toContain(`/${BUCKET}/${row.storageKey}?`);
+  expect(new URL(location).searchParams.get("X-Amz-Expires")).toBe("60");
+  const part = await fetch(location, { headers: { Range: "bytes=0-99" } });
+  expect(part.status).toBe(206);
+  expect((await part.arrayBuffer()).byteLength).toBe(100);
+  const still = await fetch(new URL(`${page}/still`, app.baseUrl), { redirect: "manual" });
+  expect(still.status).toBe(302);
+  expect(new URL(still.headers.get("location")!).searchParams.get("X-Amz-Expires")).toBe("60");
+
+  expect((await app.fetch(`/api/generations/${id}/share`, { method: "DELETE" })).status).toBe(204);
+  expect((await fetch(new URL(`${page}/video`, app.baseUrl), { redirect: "manual" })).status).toBe(404);
+});
