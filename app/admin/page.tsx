@@ -7,7 +7,7 @@ import { formatCredits, formatTimestamp } from "@/app/_components/format";
 import { StateBadge } from "@/app/_components/state-badge";
 import { adminEnabled, isAdmin } from "@/lib/viewer/admin";
 import { env } from "@/lib/env";
-import { listAllGenerations, listRecentDeliveries, spendByOwner } from "@/lib/generations/admin-queries";
+import { listAllGenerations, listRecentDeliveries, ownerEmails, spendByOwner } from "@/lib/generations/admin-queries";
 import { spendWindowBounds } from "@/lib/generations/spend-limit";
 import { signOutAdmin } from "./actions";
 import { CreditsPanel } from "./_components/credits-panel";
@@ -19,6 +19,16 @@ export const metadata: Metadata = { title: "Admin · Framehook", robots: { index
 const card = "rounded-2xl bg-white p-4 shadow-sm ring-1 ring-zinc-200 sm:p-6 dark:bg-zinc-900 dark:ring-zinc-800";
 const th = "px-2 py-1 text-left font-medium text-zinc-600 dark:text-zinc-400";
 const td = "px-2 py-1 align-top";
+
+/** An owner as support reads it: the account's email where there is one, the id beneath. */
+function Owner({ id, email }: { id: string; email?: string }) {
+  return (
+    <>
+      {email ? <span className="block text-sm">{email}</span> : null}
+      <span className="font-mono text-xs">{id}</span>
+    </>
+  );
+}
 
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
@@ -49,6 +59,7 @@ export default async function AdminPage({ searchParams }: { searchParams: Search
     spendByOwner({ since: start }),
     listRecentDeliveries({ q }),
   ]);
+  const emails = await ownerEmails([...owners.map((o) => o.ownerId), ...generations.map((g) => g.ownerId), ...deliveries.flatMap((d) => (d.ownerId ? [d.ownerId] : []))]);
 
   return (
     <main id="main" className="mx-auto max-w-6xl space-y-6 px-4 py-6 sm:px-6">
@@ -63,13 +74,13 @@ export default async function AdminPage({ searchParams }: { searchParams: Search
       <CreditsPanel />
       <form role="search" className="flex flex-wrap gap-2">
         <label htmlFor="admin-q" className="sr-only">
-          Owner, generation or task id
+          Email, owner, generation or task id
         </label>
         <input
           id="admin-q"
           name="q"
           defaultValue={q}
-          placeholder="Owner, generation or task id"
+          placeholder="Email, owner, generation or task id"
           className="w-full max-w-md rounded-lg border border-zinc-300 bg-white px-3 py-2 text-sm dark:border-zinc-700 dark:bg-zinc-950"
         />
         <button type="submit" className="rounded-lg bg-brand-600 px-4 py-2 text-sm font-semibold text-white hover:bg-brand-700">
@@ -99,8 +110,8 @@ export default async function AdminPage({ searchParams }: { searchParams: Search
             {owners.map((o) => (
               <tr key={o.ownerId} className="border-t border-zinc-100 dark:border-zinc-800">
                 <td className={td}>
-                  <a href={`/admin?q=${encodeURIComponent(o.ownerId)}`} className="font-mono text-xs text-brand-700 hover:underline dark:text-brand-400">
-                    {o.ownerId}
+                  <a href={`/admin?q=${encodeURIComponent(o.ownerId)}`} className="text-brand-700 hover:underline dark:text-brand-400" data-testid="admin-owner">
+                    <Owner id={o.ownerId} email={emails.get(o.ownerId)} />
                   </a>
                 </td>
                 <td className={`${td} tabular-nums`}>{o.generations}</td>
@@ -133,7 +144,9 @@ export default async function AdminPage({ searchParams }: { searchParams: Search
             {generations.map((g) => (
               <tr key={g.id} className="border-t border-zinc-100 dark:border-zinc-800" data-testid="admin-generation">
                 <td className={`${td} whitespace-nowrap tabular-nums`}>{formatTimestamp(g.createdAt)}</td>
-                <td className={`${td} font-mono text-xs`}>{g.ownerId}</td>
+                <td className={td}>
+                  <Owner id={g.ownerId} email={emails.get(g.ownerId)} />
+                </td>
                 <td className={td}>
                   <StateBadge state={g.state} overdue={g.overdue} />
                   {g.error ? <div className="mt-1 text-xs text-red-700 dark:text-red-300">{g.error.code}</div> : null}
@@ -179,7 +192,7 @@ export default async function AdminPage({ searchParams }: { searchParams: Search
                 <td className={td}>{d.reportedState ?? "—"}</td>
                 <td className={`${td} font-mono text-xs break-all`}>
                   {d.generationId ?? d.taskId ?? "—"}
-                  <div className="text-zinc-500">{d.ownerId ?? ""}</div>
+                  <div className="text-zinc-500">{d.ownerId ? <Owner id={d.ownerId} email={emails.get(d.ownerId)} /> : null}</div>
                 </td>
                 <td className={`${td} max-w-xs break-words text-xs`}>{d.detail ?? ""}</td>
               </tr>

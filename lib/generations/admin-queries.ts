@@ -1,21 +1,34 @@
 // What support reads in /admin: every owner's generations, spend per owner,
 // and the delivery log. Never scoped to a viewer; only app/admin calls these.
 import "server-only";
+import { accountOwnerId } from "@/lib/auth/session";
 import { prisma } from "@/lib/db";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { readCreditCharges } from "./charges";
 import { toGeneration, type Generation } from "./generation";
 
+const ACCOUNT_PREFIX = accountOwnerId("");
+
 export type OwnedGeneration = Generation & { ownerId: string };
 export type OwnerSpend = { ownerId: string; generations: number; inFlight: number; charged: number; lastAt: string };
 
-/** The latest generations of every owner, with what each charged its owner; `q` matches an owner id, generation id or task id exactly. */
+/** The latest generations of every owner, with what each charged its owner; `q` matches an owner id, an account's email, a generation id or a task id exactly. */
 export async function listAllGenerations({ q, limit = 50 }: { q?: string; limit?: number }): Promise<OwnedGeneration[]> {
-  const where: Prisma.GenerationWhereInput = q ? { OR: [{ ownerId: q }, { id: q }, { taskId: q }] } : {};
+  const account = q?.includes("@") ? await prisma.user.findUnique({ where: { email: q.toLowerCase() }, select: { id: true } }) : null;
+  const ownerIds = [q, account ? accountOwnerId(account.id) : undefined].filter((id): id is string => Boolean(id));
+  const where: Prisma.GenerationWhereInput = q ? { OR: [{ ownerId: { in: ownerIds } }, { id: q }, { taskId: q }] } : {};
   const rows = await prisma.generation.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: limit });
   const charges = await readCreditCharges(rows.map((row) => row.id));
   const now = Date.now();
   return rows.map((row) => ({ ...toGeneration(row, now, charges.get(row.id) ?? null), ownerId: row.ownerId }));
+}
+
+/** The email of each owner that is an account (guests have none), for naming owners where support reads them. */
+export async function ownerEmails(ownerIds: readonly string[]): Promise<Map<string, string>> {
+  const userIds = [...new Set(ownerIds.filter((id) => id.startsWith(ACCOUNT_PREFIX)).map((id) => id.slice(ACCOUNT_PREFIX.length)))];
+  if (userIds.length === 0) return new Map();
+  const users = await prisma.user.findMany({ where: { id: { in: userIds } }, select: { id: true, email: true } });
+  return new Map(users.map((user) => [accountOwnerId(user.id), user.email]));
 }
 
 /** Per owner since `since`: generations made, estimates still in flight, and credits charged. Busiest first. */

@@ -75,5 +75,15 @@ describe("admin role", () => {
     const refused = await (await other("/admin")).text();
     expect(refused).not.toContain("Spend per owner");
     expect(refused).toContain("with an admin account");
+
+    // Support reads owners by their email where they have an account, and finds them by it.
+    const made = (await (await submit(other)).json()) as { id: string };
+    const ownerId = (await prisma.generation.findUniqueOrThrow({ where: { id: made.id } })).ownerId;
+    const named = await (await boss("/admin")).text();
+    expect(named).toMatch(new RegExp(`not-boss@example\\.com</span><span[^>]*>${ownerId}<`));
+    const found = await (await boss("/admin?q=NOT-boss%40example.com")).text();
+    expect(found).toContain(made.id);
+    const nobody = await (await boss("/admin?q=nobody%40example.com")).text();
+    expect(nobody).not.toContain(made.id);
   });
 });

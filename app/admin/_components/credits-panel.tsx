@@ -1,6 +1,7 @@
 // /admin's credits: the operator's balance at the gateway (with a warning when
-// it runs low), what was sold against what the gateway cost, what users hold
-// and owe, how much of today's welcome grants are used, and the form that
+// it runs low), what was sold against what the gateway cost, users' balances
+// reconciled with what was sold, granted, adjusted, charged and held, what
+// they owe, how much of today's welcome grants are used, and the form that
 // grants or takes an owner's credits.
 import { formatPackPrice } from "@/lib/credits/prices";
 import { readCreditsOverview } from "@/lib/credits/overview";
@@ -42,12 +43,21 @@ export async function CreditsPanel() {
             · {overview.gatewaySpent.toLocaleString("en-US", { maximumFractionDigits: 4 })} gateway credits
           </dd>
         </div>
-        <div>
-          <dt className="text-zinc-600 dark:text-zinc-400">Users’ credits</dt>
-          <dd className="tabular-nums">
-            {whole(overview.creditsSold)} sold, {whole(overview.creditsGranted)} granted, {whole(overview.creditsCharged)} charged, {whole(overview.creditsHeld)} held
-            {overview.creditsOwed ? `, ${whole(overview.creditsOwed)} owed (refunded or disputed after they were spent; taken from their next credits)` : ""}
+        <div className="sm:col-span-2">
+          <dt className="text-zinc-600 dark:text-zinc-400">Users’ balances, reconciled</dt>
+          <dd className="tabular-nums" data-testid="credits-reconciled">
+            {whole(overview.balances)} = {whole(overview.creditsSold)} sold + {whole(overview.creditsGranted)} granted {overview.creditsAdjusted < 0 ? "−" : "+"}{" "}
+            {whole(Math.abs(overview.creditsAdjusted))} adjusted − {whole(overview.creditsCharged)} charged − {whole(overview.creditsHeld)} held
+            {overview.unreconciled ? ` ${overview.unreconciled < 0 ? "−" : "+"} ${whole(Math.abs(overview.unreconciled))} unexplained` : ""}
           </dd>
+          {overview.unreconciled ? (
+            <dd role="alert" className="mt-1 text-red-700 dark:text-red-300">
+              The ledger does not add up: {whole(Math.abs(overview.unreconciled))} credits are in balances that no sale, grant, adjustment, charge or hold explains. Look for a hold settled twice or a row written outside the ledger.
+            </dd>
+          ) : null}
+          {overview.creditsOwed ? (
+            <dd className="mt-1 text-zinc-600 dark:text-zinc-400">{whole(overview.creditsOwed)} owed (refunded or disputed after they were spent; taken from their next credits)</dd>
+          ) : null}
         </div>
         <div>
           <dt className="text-zinc-600 dark:text-zinc-400">Welcome grants today</dt>
