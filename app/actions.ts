@@ -1,6 +1,6 @@
 "use server";
 // The page's server actions: submitting the form, and what a gallery card can
-// do to its generation (retry it, or delete it from the gallery). Thin: parse,
+// do to its generation (retry it, delete it from the gallery, share it or stop). Thin: parse,
 // call one domain function, answer a typed state for the client.
 import { headers } from "next/headers";
 import { z } from "zod";
@@ -12,6 +12,8 @@ import { toUploadView, type UploadView } from "@/lib/uploads/receive-upload";
 import { findUploads } from "@/lib/uploads/upload-store";
 import { UPLOAD_ID_PATTERN } from "@/lib/models/input-schema";
 import { hideGeneration } from "@/lib/generations/store";
+import type { ShareLink } from "@/lib/sharing/share-link";
+import { shareVideo, stopSharing } from "@/lib/sharing/share-video";
 import { submitGeneration } from "@/lib/generations/submit";
 import { visitorKey } from "@/lib/rate-limit";
 import { assertMayCreate, getViewer, type Viewer } from "@/lib/viewer/get-viewer";
@@ -25,7 +27,7 @@ export type SubmitState = {
   generation?: Generation;
 };
 
-export type CardActionState = { status: "success" | "error"; message: string; generation?: Generation };
+export type CardActionState = { status: "success" | "error"; message: string; generation?: Generation; share?: ShareLink | null };
 
 export type ContinueActionState = { status: "success" | "error"; message: string; upload?: UploadView; model?: string; field?: string };
 
@@ -69,6 +71,23 @@ export async function deleteGenerationAction(id: unknown): Promise<CardActionSta
     const outcome = await hideGeneration({ id: generationId, ownerId: viewer.id });
     if (outcome === "not_found") return { status: "error", message: "Only your own videos can be deleted." };
     return { status: "success", message: "Deleted from the gallery." };
+  });
+}
+
+/** Shares the viewer's own Ready video under a new public link (any earlier link stops working). */
+export async function shareVideoAction(id: unknown, showPrompt: unknown): Promise<CardActionState> {
+  return onOwnGeneration(id, { what: "share", signedOut: "Sign in to manage videos." }, async (generationId, viewer) => {
+    const outcome = await shareVideo({ id: generationId, ownerId: viewer.id, showPrompt: showPrompt !== false });
+    if (outcome.status === "not_found") return { status: "error", message: "Only your own videos can be shared." };
+    if (outcome.status === "not_shareable") return { status: "error", message: outcome.message };
+    return { status: "success", message: "Public link made.", share: outcome.link };
+  });
+}
+
+export async function stopSharingAction(id: unknown): Promise<CardActionState> {
+  return onOwnGeneration(id, { what: "stop sharing", signedOut: "Sign in to manage videos." }, async (generationId, viewer) => {
+    if ((await stopSharing({ id: generationId, ownerId: viewer.id })) === "not_found") return { status: "error", message: "Only your own videos can be shared." };
+    return { status: "success", message: "Stopped sharing: the link no longer opens.", share: null };
   });
 }
 

@@ -9,6 +9,7 @@ import { findModel } from "@/lib/models/catalog";
 import { CardActions } from "./card-actions";
 import { describeCharge, failureNote } from "./generation-charge";
 import { GenerationProgress } from "./generation-progress";
+import { isShareable, ShareControl } from "./share-control";
 import { ResultVideo, useResultExpiry } from "./result-video";
 import { StateBadge } from "./state-badge";
 import { aspectOf, VideoTile } from "./video-tile";
@@ -94,6 +95,7 @@ export const GenerationCard = memo(function GenerationCard({
             </>
           )}
         </div>
+        {!placeholder && isShareable(generation, !generation.showcase) ? <ShareControl generation={generation} onAnnounce={onAnnounce} /> : null}
       </div>
     </article>
   );
