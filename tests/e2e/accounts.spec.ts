@@ -199,6 +199,10 @@ test("a signed-in person adds a passkey, signs out, and signs back in with it", 
 
   await page.getByRole("button", { name: "Add a passkey" }).click();
   await expect(page.getByText(/^Passkey on /)).toBeVisible();
+  // One date format on the page: the passkey's and the session's, in the same words as the server renders them.
+  const stamp = /\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/;
+  await expect(page.getByText(/· added /)).toHaveText(new RegExp(`· added ${stamp.source}$`));
+  await expect(page.getByText(/· since /).first()).toHaveText(new RegExp(`· since ${stamp.source}$`));
   await page.screenshot({ path: testInfo.outputPath("account-passkey.png"), fullPage: true });
 
   await page.getByRole("button", { name: "Sign out", exact: true }).first().click();

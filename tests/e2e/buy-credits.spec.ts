@@ -43,14 +43,26 @@ test("a guest buys a pack: Processing… until the webhook lands, then the new b
   await expect(page.getByText("Processing your payment…")).toHaveCount(0);
   await page.screenshot({ path: testInfo.outputPath("success-credited.png"), fullPage: true });
 
-  // The history lists the purchase, with its receipt: the one the payments simulator (Stripe) hosts for the charge.
+  // The success page links the receipt, the one the payments simulator (Stripe) hosts for the charge, in a new tab.
+  const fromSuccess = page.context().waitForEvent("page");
+  await page.getByRole("link", { name: /^Receipt/ }).click();
+  const receiptTab = await fromSuccess;
+  await receiptTab.waitForURL(`${PAYMENTS_SIMULATOR_URL}/receipts/**`);
+  await expect(receiptTab.getByLabel("Amount paid")).toHaveText("$10.00");
+  await receiptTab.screenshot({ path: testInfo.outputPath("receipt.png"), fullPage: true });
+  await receiptTab.close();
+  await expect(page).toHaveURL(/\/credits\/success\?session_id=/);
+
+  // The history lists the purchase, with the same receipt, in a new tab too.
   await page.goto("/credits");
   const purchase = page.getByTestId("credit-history-row").filter({ hasText: "Bought:" }).first();
   await expect(purchase).toContainText("+100");
-  await purchase.getByRole("link", { name: "Receipt" }).click();
-  await page.waitForURL(`${PAYMENTS_SIMULATOR_URL}/receipts/**`);
-  await expect(page.getByLabel("Amount paid")).toHaveText("$10.00");
-  await page.screenshot({ path: testInfo.outputPath("receipt.png"), fullPage: true });
+  const fromHistory = page.context().waitForEvent("page");
+  await purchase.getByRole("link", { name: /^Receipt/ }).click();
+  const historyTab = await fromHistory;
+  await historyTab.waitForURL(`${PAYMENTS_SIMULATOR_URL}/receipts/**`);
+  await expect(historyTab.getByLabel("Amount paid")).toHaveText("$10.00");
+  await historyTab.close();
 });
 
 test("a declined card: the hosted page says so, Back returns to /credits, nothing charged", async ({ page }, testInfo) => {

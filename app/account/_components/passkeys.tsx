@@ -3,6 +3,7 @@
 // endpoints act on the signed-in account's passkeys only.
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { formatTimestamp } from "@/app/_components/format";
 import { authClient } from "@/lib/auth/client";
 
 export type PasskeyRow = { id: string; name: string | null; createdAt: string | null };
@@ -33,7 +34,7 @@ export function Passkeys({ passkeys }: { passkeys: PasskeyRow[] }) {
             <li key={passkey.id} className="flex flex-wrap items-center justify-between gap-2 py-2">
               <span className="text-sm">
                 <span className="font-medium">{passkey.name || "Passkey"}</span>
-                {passkey.createdAt ? <span className="text-zinc-500"> · added {new Date(passkey.createdAt).toLocaleDateString()}</span> : null}
+                {passkey.createdAt ? <span className="text-zinc-500"> · added {formatTimestamp(new Date(passkey.createdAt).toISOString())}</span> : null}
               </span>
               <span className="flex gap-1">
                 <button

@@ -14,6 +14,7 @@ import { waitWords } from "@/lib/payments/wait-words";
 import { CREDITS_KEY } from "@/app/_components/client-data";
 import { useGenerationEvents } from "@/app/_components/use-generation-events";
 import { formatCreditCount, Notice } from "./credits-ui";
+import { ReceiptLink } from "./receipt-link";
 
 /** A card payment's webhook usually lands within seconds. */
 const FAST_MS = 2_000;
@@ -21,7 +22,7 @@ const FAST_FOR_MS = 2 * 60_000;
 /** A bank debit clears in days, and a live stream may miss a beat: a slow re-read while the tab stays open. */
 const SLOW_MS = 30_000;
 
-export function CheckoutProgress({ status }: { status: CheckoutStatus }) {
+export function CheckoutProgress({ status, sessionId }: { status: CheckoutStatus; sessionId: string }) {
   const router = useRouter();
   // Limited (too many reads from this network): it reads again, on the slow beat, once the window allows.
   const waiting = status.state === "processing" || status.state === "awaiting_payment" || status.state === "rate_limited";
@@ -53,7 +54,8 @@ export function CheckoutProgress({ status }: { status: CheckoutStatus }) {
     case "credited":
       return (
         <Notice tone="success">
-          <strong className="font-semibold">Payment received.</strong> {formatCreditCount(status.credits)} ({status.packName}) added to your balance.
+          <strong className="font-semibold">Payment received.</strong> {formatCreditCount(status.credits)} ({status.packName}) added to your balance.{" "}
+          <ReceiptLink sessionId={sessionId} className="font-medium underline" />
         </Notice>
       );
     case "processing":

@@ -8,6 +8,7 @@ import Link from "next/link";
 import { formatTimestamp } from "@/app/_components/format";
 import { listCreditHistory, type CreditHistoryEntry } from "@/lib/credits/history";
 import { card, formatCreditCount } from "./credits-ui";
+import { ReceiptLink } from "./receipt-link";
 
 const th = "px-2 py-1 text-left font-medium text-zinc-600 dark:text-zinc-400";
 const td = "px-2 py-1 align-top";
@@ -31,10 +32,7 @@ function Description({ entry }: { entry: CreditHistoryEntry }) {
           {entry.checkoutSessionId ? (
             <>
               {" · "}
-              {/* A route that redirects to the receipt Stripe hosts: a plain link, not a client navigation. */}
-              <a href={`/credits/receipt/${encodeURIComponent(entry.checkoutSessionId)}`} className={link}>
-                Receipt
-              </a>
+              <ReceiptLink sessionId={entry.checkoutSessionId} className={link} />
             </>
           ) : null}
         </>

@@ -35,7 +35,7 @@ export default async function CheckoutSuccessPage({ searchParams }: { searchPara
         <h1 className="text-lg font-semibold">Payment</h1>
         {balance ? <BalanceLine credits={balance.credits} /> : null}
       </div>
-      <CheckoutProgress status={status} />
+      <CheckoutProgress status={status} sessionId={sessionId} />
       <p className="text-sm">
         <Link href="/" className="rounded font-medium text-brand-700 hover:underline focus-visible:outline-2 focus-visible:outline-brand-600 dark:text-brand-400">
           ← Gallery
