@@ -48,7 +48,18 @@ const nextConfig: NextConfig = {
   // The test build (scripts/test-build.ts) skips the type check its callers already ran.
   typescript: { ignoreBuildErrors: process.env.NEXT_SKIP_TYPECHECK === "1" },
   // The libSQL client ships native bindings: load it from node_modules at run time.
-  serverExternalPackages: ["@libsql/client", "libsql", "@prisma/adapter-libsql"],
+  // OpenTelemetry's SDK too (lib/traces/start-tracing.ts), loaded only when traces are on.
+  serverExternalPackages: [
+    "@libsql/client",
+    "libsql",
+    "@prisma/adapter-libsql",
+    "@opentelemetry/api",
+    "@opentelemetry/context-async-hooks",
+    "@opentelemetry/core",
+    "@opentelemetry/exporter-trace-otlp-http",
+    "@opentelemetry/resources",
+    "@opentelemetry/sdk-trace",
+  ],
   experimental: {
     // The copy of a body Next keeps for proxy.ts: no route takes more than
     // lib/http/body-guard.ts BODY_MAX_BYTES, which refuses larger declared bodies first.

@@ -174,6 +174,24 @@ const schema = z
     // opens them to the network (with a warning); the mailbox and the public development secrets still
     // answer loopback only (lib/viewer/peer-address.ts).
     DEV_LISTEN_HOST: optional(z.string().min(1)).default("127.0.0.1"),
+    // Traces (OpenTelemetry, docs/operations.md "Traces"): off unless the OTLP/HTTP endpoint is set,
+    // e.g. http://127.0.0.1:4318 (spans go to <endpoint>/v1/traces); its headers ("key=value,…", an
+    // API key a hosted backend asks for) and the service name the spans carry.
+    OTEL_EXPORTER_OTLP_ENDPOINT: optional(url),
+    OTEL_EXPORTER_OTLP_HEADERS: optional(z.string())
+      .transform((value, ctx) => {
+        const headers: Record<string, string> = {};
+        for (const pair of (value ?? "").split(",").filter((p) => p.trim())) {
+          const at = pair.indexOf("=");
+          if (at <= 0) {
+            ctx.addIssue({ code: "custom", message: "must be key=value pairs separated by commas" });
+            return z.NEVER;
+          }
+          headers[decodeHeaderPart(pair.slice(0, at))] = decodeHeaderPart(pair.slice(at + 1));
+        }
+        return headers;
+      }),
+    OTEL_SERVICE_NAME: optional(z.string().min(1).max(100)).default("framehook"),
     // `next build` loads the route modules once; secrets are not needed for that.
     NEXT_PHASE: z.string().optional(),
   })
@@ -219,11 +237,23 @@ const schema = z
       // Against the working directory, as path.resolve does; process.cwd() named here would make Next's build trace the whole project.
       MEDIA_LOCAL_DIR: path.resolve(raw.MEDIA_LOCAL_DIR),
       gatewayIsLocal,
+      tracing: raw.OTEL_EXPORTER_OTLP_ENDPOINT
+        ? { endpoint: raw.OTEL_EXPORTER_OTLP_ENDPOINT, headers: raw.OTEL_EXPORTER_OTLP_HEADERS, serviceName: raw.OTEL_SERVICE_NAME }
+        : null,
       payments: resolvePaymentsSettings(raw, { serving, issue: (name, message) => ctx.addIssue({ code: "custom", path: [name], message }) }),
     };
   });
 
 export type Env = z.infer<typeof schema>;
+
+/** OTEL_EXPORTER_OTLP_HEADERS' parts are percent-encoded (the OpenTelemetry convention); a stray % is kept as written. */
+function decodeHeaderPart(text: string): string {
+  try {
+    return decodeURIComponent(text.trim());
+  } catch {
+    return text.trim();
+  }
+}
 
 export function parseEnv(source: Record<string, string | undefined>): Env {
   return parseWith(schema, source);

@@ -5,6 +5,7 @@ import "server-only";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import type { MediaCopy } from "@/lib/generated/prisma/client";
+import { tracedGeneration } from "@/lib/generations/generation-trace";
 import { announceGenerationChange } from "@/lib/generations/store";
 import { onDrain } from "@/lib/lifecycle/drain";
 import { copyFile, quotaFull } from "./copy-file";
@@ -25,6 +26,16 @@ export async function runCopyAttempt(job: MediaCopy, storage: MediaStorage): Pro
     data: { state: job.state === "DELETING" ? "DELETING" : "COPYING", attempts: attempt, leaseUntil: leaseFrom(now) },
   });
   if (!claimed) return false;
+  // Runs from a queue, after the request that asked for it: the span joins the generation's trace.
+  const attributes = { "framehook.media_copy.id": job.id, "framehook.media_copy.position": job.position, "framehook.media_copy.attempt": attempt };
+  await tracedGeneration(job.state === "DELETING" ? "media.delete" : "media.copy", { id: job.generationId, attributes }, () =>
+    runClaimed({ job, storage, attempt, now }),
+  );
+  return true;
+}
+
+/** The attempt `attempt` at `job`, once claimed: it ends recorded (done, failed, handed back), never thrown. */
+async function runClaimed({ job, storage, attempt, now }: { job: MediaCopy; storage: MediaStorage; attempt: number; now: Date }): Promise<void> {
   const mine = { id: job.id, attempts: attempt };
 
   const abort = new AbortController();
@@ -57,7 +68,7 @@ export async function runCopyAttempt(job: MediaCopy, storage: MediaStorage): Pro
       if (await updateMediaCopyIf({ where: mine, data: { state: "DELETED", stillKey: null, leaseUntil: null, lastError: null } })) {
         await announceGenerationChange({ id: job.generationId });
       }
-      return true;
+      return;
     }
     const storageLeft = await quotaLeft();
     if (storageLeft !== undefined && storageLeft <= 0) throw quotaFull(storageLeft);
@@ -87,7 +98,6 @@ export async function runCopyAttempt(job: MediaCopy, storage: MediaStorage): Pro
     forgetDrain();
     clearInterval(heartbeat);
   }
-  return true;
 }
 
 async function recordFailure({ job, attempt, error }: { job: MediaCopy; attempt: number; error: unknown }) {

@@ -21,6 +21,7 @@ import { isMediaBusy, mediaBusy } from "@/lib/media/media-pool";
 import { readHead, sniffFormat } from "@/lib/media/sniff";
 import type { MediaStorage } from "@/lib/storage/storage";
 import { extractStill, ToolchainMissingError } from "@/lib/media/toolchain";
+import { traced } from "@/lib/traces/tracing";
 import { updateMediaCopyIf } from "./update-if";
 
 export const STILL_CONTENT_TYPE = "image/jpeg";
@@ -40,7 +41,15 @@ export type StillResult = {
  * Sniffs the object at `key`, then extracts and stores its still. Never
  * throws: the copy matters more than its still.
  */
-export async function storeStill({ storage, key }: { storage: MediaStorage; key: string }): Promise<StillResult> {
+export function storeStill(args: { storage: MediaStorage; key: string }): Promise<StillResult> {
+  return traced("media.still", {}, async (span) => {
+    const still = await makeStill(args);
+    span.set({ "framehook.still.outcome": still.outcome });
+    return still;
+  });
+}
+
+async function makeStill({ storage, key }: { storage: MediaStorage; key: string }): Promise<StillResult> {
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), "framehook-still-"));
   let contentType: string | null = null;
   try {

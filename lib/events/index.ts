@@ -7,6 +7,7 @@
 import "server-only";
 import { databaseEngine } from "@/lib/database/engine";
 import { env } from "@/lib/env";
+import { traced } from "@/lib/traces/tracing";
 import { EventHub } from "./hub";
 import type { EventBus, GenerationEvent } from "./types";
 
@@ -40,12 +41,15 @@ export function eventHub(): Promise<EventHub> {
 }
 
 /** Tells every stream (on every instance) that a generation changed. Never throws: events are hints. */
-export async function publishGenerationChange(change: Omit<GenerationEvent, "at">): Promise<void> {
-  try {
-    await (await eventHub()).publish(change);
-  } catch (error) {
-    console.warn(`[framehook] could not publish the change of ${change.id}:`, error);
-  }
+export function publishGenerationChange(change: Omit<GenerationEvent, "at">): Promise<void> {
+  const attributes = { "framehook.generation.id": change.id, "framehook.generation.state": change.state, ...(change.ownerId ? { "framehook.owner.id": change.ownerId } : {}) };
+  return traced("generation.publish", { attributes }, async () => {
+    try {
+      await (await eventHub()).publish(change);
+    } catch (error) {
+      console.warn(`[framehook] could not publish the change of ${change.id}:`, error);
+    }
+  });
 }
 
 /** Tells the owner's open streams (on every instance) that their credits changed. Never throws: events are hints. */

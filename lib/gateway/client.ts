@@ -4,6 +4,7 @@ import "server-only";
 import { z } from "zod";
 import { env } from "@/lib/env";
 import { isRecord, safeJsonParse } from "@/lib/http/json";
+import { traceHeaders, traced } from "@/lib/traces/tracing";
 import { taskSchema, toTaskSnapshot, type TaskSnapshot } from "./task";
 
 export type GatewayErrorKind =
@@ -42,14 +43,27 @@ const STATUS_KINDS: Record<number, GatewayErrorKind> = {
   429: "rate_limited",
 };
 
-type Call = { method: "GET" | "POST"; path: string; body?: unknown };
+/** `route`: the path with its ids as placeholders, which names the call's span ("POST /api/generate"). */
+type Call = { method: "GET" | "POST"; path: string; route: string; body?: unknown; attributes?: Record<string, string> };
 
-async function call({ method, path, body }: Call): Promise<unknown> {
+/** Each call is a client span of the current trace, and carries it to the gateway (`traceparent`). */
+function call({ method, path, route, body, attributes }: Call): Promise<unknown> {
+  const name = `gateway ${method} ${route}`;
+  return traced(name, { kind: "client", attributes: { "http.request.method": method, "url.template": route, ...attributes } }, async (span) => {
+    const result = await send({ method, path, body });
+    span.set({ "http.response.status_code": result.status });
+    if ("error" in result) throw result.error;
+    return result.json;
+  });
+}
+
+async function send({ method, path, body }: Omit<Call, "route">): Promise<{ status: number; json: unknown } | { status: number; error: GatewayError }> {
   let response: Response;
   try {
     response = await fetch(gatewayUrl(path), {
       method,
       headers: {
+        ...traceHeaders(),
         Authorization: `Bearer ${env.GATEWAY_API_KEY}`,
         ...(body === undefined ? {} : { "Content-Type": "application/json" }),
       },
@@ -62,21 +76,23 @@ async function call({ method, path, body }: Call): Promise<unknown> {
   }
   const text = await response.text().catch(() => "");
   const json = text ? safeJsonParse(text) : undefined;
+  const status = response.status;
   if (!response.ok) {
     // A 404 means "no such task" only when the gateway itself says so, in
     // JSON: a proxy's HTML page or a wrong base path is an outage, not news.
-    const foreign404 = response.status === 404 && !isRecord(json);
-    const kind = foreign404 ? "unavailable" : (STATUS_KINDS[response.status] ?? "unavailable");
-    throw new GatewayError(kind, gatewayMessage(json) ?? `HTTP ${response.status}${foreign404 ? " (not a JSON answer)" : ""}`, {
-      status: response.status,
+    const foreign404 = status === 404 && !isRecord(json);
+    const kind = foreign404 ? "unavailable" : (STATUS_KINDS[status] ?? "unavailable");
+    const error = new GatewayError(kind, gatewayMessage(json) ?? `HTTP ${status}${foreign404 ? " (not a JSON answer)" : ""}`, {
+      status,
       retryAfterMs: parseRetryAfter(response.headers.get("retry-after")),
       mayHaveReachedGateway: true,
     });
+    return { status, error };
   }
   if (json === undefined) {
-    throw new GatewayError("bad_response", "gateway answered with a body that is not JSON", { mayHaveReachedGateway: true });
+    return { status, error: new GatewayError("bad_response", "gateway answered with a body that is not JSON", { mayHaveReachedGateway: true }) };
   }
-  return json;
+  return { status, json };
 }
 
 const submitResponseSchema = z.object({ taskId: z.string().min(1).max(200) });
@@ -89,6 +105,7 @@ export async function submitTask(request: {
   const json = await call({
     method: "POST",
     path: "/api/generate",
+    route: "/api/generate",
     body: { model: request.model, input: request.input, ...(request.webhookUrl ? { webhook_url: request.webhookUrl } : {}) },
   });
   const parsed = submitResponseSchema.safeParse(unwrapEnvelope(json));
@@ -97,7 +114,7 @@ export async function submitTask(request: {
 }
 
 export async function getTask({ taskId }: { taskId: string }): Promise<TaskSnapshot> {
-  const json = unwrapEnvelope(await call({ method: "GET", path: `/api/generate/${encodeURIComponent(taskId)}` }));
+  const json = unwrapEnvelope(await call({ method: "GET", path: `/api/generate/${encodeURIComponent(taskId)}`, route: "/api/generate/{taskId}", attributes: { "framehook.task.id": taskId } }));
   // Spec §4: the answer carries "at least state"; a taskId, when present, must be ours.
   const named = isRecord(json) ? json.taskId : undefined;
   if (named != null && named !== taskId) throw new GatewayError("bad_response", "task response names another task", { mayHaveReachedGateway: true });
@@ -108,7 +125,7 @@ export async function getTask({ taskId }: { taskId: string }): Promise<TaskSnaps
 
 /** The balance; the spec does not show the response shape, so accept the common ones. */
 export async function getCredits(): Promise<number> {
-  const json = unwrapEnvelope(await call({ method: "GET", path: "/api/credits" }));
+  const json = unwrapEnvelope(await call({ method: "GET", path: "/api/credits", route: "/api/credits" }));
   const value =
     typeof json === "number"
       ? json

@@ -16,6 +16,7 @@ import { env } from "@/lib/env";
 import { requestMediaCopies } from "@/lib/copies/copy-jobs";
 import type { DeliveryOutcome, DeliverySource } from "@/lib/generated/prisma/client";
 import type { TaskSnapshot } from "@/lib/gateway/task";
+import { traced } from "@/lib/traces/tracing";
 import { chargeSettledBy, readCreditCharge } from "./charges";
 import type { CreditCharge } from "./generation";
 import { announceOutcome } from "./store";
@@ -43,7 +44,16 @@ export function applyTaskSnapshotIfHeld(args: ApplyArgs): Promise<ApplyResult | 
   return apply(args, { onlyIfHeld: true });
 }
 
-async function apply({ generationId, snapshot, source, detail }: ApplyArgs, { onlyIfHeld }: { onlyIfHeld: boolean }): Promise<ApplyResult | null> {
+function apply(args: ApplyArgs, options: { onlyIfHeld: boolean }): Promise<ApplyResult | null> {
+  const attributes = { "framehook.generation.id": args.generationId, "framehook.delivery.source": args.source, "framehook.task.state": args.snapshot.state };
+  return traced("generation.outcome_write", { attributes }, async (span) => {
+    const applied = await write(args, options);
+    span.set({ "framehook.delivery.outcome": applied?.outcome ?? "NOT_HELD" });
+    return applied;
+  });
+}
+
+async function write({ generationId, snapshot, source, detail }: ApplyArgs, { onlyIfHeld }: { onlyIfHeld: boolean }): Promise<ApplyResult | null> {
   const now = new Date();
   const report = { generationId, taskId: snapshot.taskId, now };
   const delivery = { source, reportedState: snapshot.state, detail };

@@ -13,6 +13,7 @@ import type { DeliveryOutcome } from "@/lib/generated/prisma/client";
 import { applyTaskSnapshot, applyTaskSnapshotIfHeld } from "./apply-task-snapshot";
 import { verifyCallbackToken } from "./callback-token";
 import { recordDelivery } from "./delivery-log";
+import { tracedGeneration } from "./generation-trace";
 import { ADOPTABLE_SUBMIT_FAILURES } from "./submit-failure";
 import { updateGenerationIf } from "./store";
 
@@ -38,7 +39,16 @@ export async function receiveCallback({
   if (contentType && !ACCEPTED_TYPES.test(contentType)) {
     throw new AppError("unsupported_media_type", "Callbacks must be JSON.");
   }
+  // It arrives in a request of its own: its span joins the generation's trace, linked to the submit's.
+  return tracedGeneration("generation.callback", { id: generationId, fromRequest: true }, async (span) => {
+    const received = await receiveFor({ generationId, body });
+    span.set({ "framehook.delivery.outcome": received.outcome });
+    return received;
+  });
+}
 
+/** The authenticated callback of `generationId`. */
+async function receiveFor({ generationId, body }: { generationId: string; body: string }): Promise<{ outcome: DeliveryOutcome }> {
   const reading = readCallbackBody(body);
   if (reading.kind === "complete") {
     // The usual case first: the generation holds the task the body names, and

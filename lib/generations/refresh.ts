@@ -8,6 +8,7 @@ import { env } from "@/lib/env";
 import { GatewayError, getTask } from "@/lib/gateway/client";
 import { applyTaskSnapshot } from "./apply-task-snapshot";
 import { isLost } from "./generation";
+import { tracedGeneration } from "./generation-trace";
 import { recordDelivery } from "./delivery-log";
 import { releaseHoldOf, updateGenerationIf } from "./store";
 
@@ -44,28 +45,24 @@ export async function refreshStaleGenerations({ ids }: { ids?: string[] } = {}):
   return refreshed.filter(Boolean).length;
 }
 
-async function refreshOne({
-  id,
-  taskId,
-  pollFailures,
-  pollNotFound,
-  notFoundSince,
-  now,
-}: {
-  id: string;
-  taskId: string;
-  pollFailures: number;
-  pollNotFound: number;
-  notFoundSince: Date | null;
-  now: Date;
-}) {
+type StaleTask = { id: string; taskId: string; pollFailures: number; pollNotFound: number; notFoundSince: Date | null; now: Date };
+
+async function refreshOne(stale: StaleTask) {
+  const { id, taskId, now } = stale;
   const claimed = await updateGenerationIf({
     where: { id, state: "PENDING", OR: [{ pollLeaseUntil: null }, { pollLeaseUntil: { lt: now } }] },
     // The lease outlasts the gateway call, so a slow gateway is not asked twice.
     data: { pollLeaseUntil: new Date(now.getTime() + Math.max(env.POLL_STALE_MS, env.GATEWAY_TIMEOUT_MS + 1000)) },
   });
   if (!claimed) return false;
+  // Asked from another request (a reader, the cron): the span joins the generation's trace.
+  await tracedGeneration("generation.poll", { id, fromRequest: true, attributes: { "framehook.task.id": taskId } }, () =>
+    pollOne(stale),
+  );
+  return true;
+}
 
+async function pollOne({ id, taskId, pollFailures, pollNotFound, notFoundSince, now }: StaleTask): Promise<void> {
   try {
     const snapshot = await getTask({ taskId });
     await applyTaskSnapshot({ generationId: id, snapshot, source: "POLL" });
@@ -97,7 +94,6 @@ async function refreshOne({
     await recordDelivery({ generationId: id, taskId, source: "POLL", outcome: "ERROR", detail });
     if (lost) await releaseLostHold(id);
   }
-  return true;
 }
 
 /**

@@ -13,10 +13,12 @@ import { hitRateLimit } from "@/lib/rate-limit";
 import { estimateCredits } from "@/lib/generations/spend-limit";
 import { assertMayCreate, type Viewer } from "@/lib/viewer/get-viewer";
 import { UploadsGoneError } from "@/lib/uploads/upload-store";
+import { currentTraceparent, traced, type SpanHandle } from "@/lib/traces/tracing";
 import { callbacksReachable, callbackUrlFor } from "./callback-url";
 import { readCreditCharge } from "./charges";
 import { toGeneration, type Generation } from "./generation";
 import { idempotencyFor, replaySubmission } from "./idempotency";
+import { generationAttributes } from "./generation-trace";
 import { checkMediaInputs, gatewayInputOf, goneUploadsError } from "./media-inputs";
 import { searchText } from "./search-text";
 import { failSubmission, insertGeneration, updateGenerationIf } from "./store";
@@ -28,24 +30,31 @@ const MAX_RETRY_WAIT_MS = 5_000;
 
 export type SubmitResult = { generation: Generation; error?: AppError };
 
-export async function submitGeneration({
-  body,
-  idempotencyKey,
-  visitor,
-  viewer,
-}: {
+type SubmitArgs = {
   body: unknown;
   idempotencyKey?: string;
   /** The client's address as a key (visitorKey): the rate limit's, the address spending cap's and the welcome grant's bound. */
   visitor: string;
   /** Whom the generation will belong to; idempotency keys are scoped to them. */
   viewer: Viewer;
-}): Promise<SubmitResult> {
+};
+
+/** The generation's trace starts here (when traces are on): its row keeps this span's context for the steps that follow. */
+export function submitGeneration(args: SubmitArgs): Promise<SubmitResult> {
+  return traced("generation.submit", { attributes: { "framehook.owner.id": args.viewer.id } }, async (span) => {
+    const result = await submit(args, span);
+    span.set({ ...generationAttributes({ id: result.generation.id }), "framehook.generation.state": result.generation.state });
+    return result;
+  });
+}
+
+async function submit({ body, idempotencyKey, visitor, viewer }: SubmitArgs, span: SpanHandle): Promise<SubmitResult> {
   assertMayCreate(viewer);
   const ownerId = viewer.id;
   const parsed = parseGenerationRequest(body);
   if (!parsed.ok) throw new AppError("invalid_input", "Check the highlighted fields.", parsed.fieldErrors);
   const { model, input } = parsed;
+  span.set({ "framehook.model": model.id });
 
   const idempotency = idempotencyFor({ idempotencyKey, ownerId, model: model.id, input });
   // A repeated submission answers as the first one did, and costs no quota.
@@ -93,6 +102,7 @@ export async function submitGeneration({
         clientKey: viewer.signedIn ? undefined : visitor,
         costEstimate: estimateCredits(model, duration),
         promptSearch: searchText(prompt), // feeds the gallery's search
+        traceContext: currentTraceparent(),
       },
       { uploadIds, hold: held === null ? undefined : { credits: held, visitor } },
     );

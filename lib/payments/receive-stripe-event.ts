@@ -26,6 +26,7 @@ import { findCreditPack } from "@/lib/credits/prices";
 import { applyDispute, type DisputeChange } from "@/lib/credits/disputes";
 import { creditPaidCheckout, PaymentRefusedError, refundCheckoutPayment } from "@/lib/credits/purchases";
 import { stripeClient } from "./stripe-client";
+import { traced } from "@/lib/traces/tracing";
 
 /** Stripe's default: a signature older (or newer) than this is refused, so a captured delivery cannot be replayed later. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
@@ -47,10 +48,14 @@ const metadataSchema = z.object({
   credits: z.string().regex(/^\d{1,9}$/).transform(Number),
 });
 
-export async function receiveStripeEvent({ body, signature }: { body: string; signature: string | null }): Promise<{ outcome: StripeEventOutcome; type: string }> {
-  const event = verifyEvent(body, signature);
-  const outcome = await applyEvent(event);
-  return { outcome, type: event.type };
+export function receiveStripeEvent({ body, signature }: { body: string; signature: string | null }): Promise<{ outcome: StripeEventOutcome; type: string }> {
+  return traced("stripe.webhook", {}, async (span) => {
+    const event = verifyEvent(body, signature);
+    span.set({ "framehook.stripe.event.id": event.id, "framehook.stripe.event.type": event.type });
+    const outcome = await applyEvent(event);
+    span.set({ "framehook.stripe.outcome": outcome });
+    return { outcome, type: event.type };
+  });
 }
 
 function verifyEvent(body: string, signature: string | null): Stripe.Event {

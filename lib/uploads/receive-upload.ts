@@ -25,6 +25,7 @@ import { getMediaStorage } from "@/lib/storage/storage";
 import { containerRefusalMessage, probeVideoContainer, readImageHeader, reencodeImage, remuxVideoContainer, videoFactsFromProbe } from "@/lib/media/toolchain";
 import type { UploadClient } from "./upload-quota";
 import { newUploadId, recordUpload, releaseUploadReservation, reserveUpload, uploadStorageKey, type Upload } from "./upload-store";
+import { traced } from "@/lib/traces/tracing";
 
 /** What is read and dropped past a file's limit (or of a body refused unread) before the connection is cut. */
 export const DISCARD_MAX_BYTES = 1024 * 1024;
@@ -34,15 +35,18 @@ export const MAX_DECODE_PIXELS = 40_000_000;
 
 export type UploadView = Pick<Upload, "id" | "model" | "field" | "format" | "contentType" | "size" | "width" | "height" | "durationSeconds" | "fps" | "codec" | "sha256" | "createdAt">;
 
-export async function receiveUpload({
-  ownerId,
-  modelId,
-  fieldName,
-  body,
-  declaredBytes,
-  client = null,
-  id = newUploadId(),
-}: {
+/** An upload's bytes, checked against its model's limits (a span of its own: the uploads' checks). */
+export function receiveUpload(args: ReceiveArgs): Promise<UploadView> {
+  const id = args.id ?? newUploadId();
+  const attributes = { "framehook.upload.id": id, "framehook.owner.id": args.ownerId, ...(args.modelId ? { "framehook.model": args.modelId } : {}) };
+  return traced("upload.check", { attributes }, async (span) => {
+    const upload = await receive({ ...args, id });
+    span.set({ "framehook.upload.format": upload.format, "framehook.upload.bytes": upload.size });
+    return upload;
+  });
+}
+
+type ReceiveArgs = {
   ownerId: string;
   modelId: string | null;
   fieldName: string | null;
@@ -53,7 +57,9 @@ export async function receiveUpload({
   client?: UploadClient | null;
   /** The upload's id, when one was handed out before the bytes came (a presigned post). */
   id?: string;
-}): Promise<UploadView> {
+};
+
+async function receive({ ownerId, modelId, fieldName, body, declaredBytes, client = null, id }: ReceiveArgs & { id: string }): Promise<UploadView> {
   const { model, field } = mediaFieldOf(modelId, fieldName);
   const refuse = (code: ErrorCode, message: string) => new AppError(code, message, { [field.name]: [message] });
   const limits = field.limits;

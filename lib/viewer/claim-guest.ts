@@ -18,6 +18,7 @@ import { retryTransaction } from "@/lib/database/errors";
 import { prisma, type Transaction } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { announceGenerationChange } from "@/lib/generations/store";
+import { traced } from "@/lib/traces/tracing";
 
 /** What a guest made and bought: the prompt names what is there (credits only when some were bought). */
 export type GuestHoldings = { generations: number; uploads: number; purchases: number; credits: number };
@@ -50,12 +51,19 @@ const TRANSACTION_OPTIONS = { maxWait: 5_000, timeout: 10_000 };
 /** Announced one by one (each a card on the account's other devices); past this many, their safety-net poll catches up. */
 const ANNOUNCED_MOVES = 100;
 
+type ClaimArgs = { guestId: string; userId: string; visitor: string };
+
 /**
  * `visitor` (the client address's key) is for the account's own welcome grant: an account not yet welcomed is
  * welcomed first, as its first balance shown would, so that keeping a guest's work never leaves it with less than
  * "Not now" would.
  */
-export async function claimGuest({ guestId, userId, visitor }: { guestId: string; userId: string; visitor: string }): Promise<ClaimResult> {
+export function claimGuest(args: ClaimArgs): Promise<ClaimResult> {
+  // Ids only: the account's email (and the address key) stay out of the trace.
+  return traced("viewer.claim_guest", { attributes: { "framehook.guest.id": args.guestId, "framehook.user.id": args.userId } }, () => runClaim(args));
+}
+
+async function runClaim({ guestId, userId, visitor }: ClaimArgs): Promise<ClaimResult> {
   const owner = accountOwnerId(userId);
   if (guestId.startsWith("user:")) throw new AppError("invalid_input", "Only a guest can be claimed.");
   const result = await retryTransaction(() => prisma.$transaction(async (tx) => {
