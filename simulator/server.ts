@@ -50,6 +50,8 @@ export function createSimulator(config: SimulatorConfig) {
     if (typeof body?.input?.prompt === "string") entry.prompt = body.input.prompt;
     const taskId = pathname.match(/^\/api\/generate\/([^/]+)$/)?.[1];
     if (taskId) entry.taskId = decodeURIComponent(taskId);
+    const traceparent = req.headers.traceparent;
+    if (typeof traceparent === "string" && /^[\da-f]{2}-[\da-f]{32}-[\da-f]{16}-[\da-f]{2}$/.test(traceparent)) entry.traceparent = traceparent;
     state.requests.push(entry);
     if (state.requests.length > 10_000) state.requests.shift();
   }

@@ -11,7 +11,8 @@ import { ScenarioBook } from "./scenarios";
 import { RateLimiter } from "./throttle";
 
 /** `delayedMs`: the latency the simulator added before answering (SIMULATOR_LATENCY_MS, a scenario's latencyMs). */
-export type RequestRecord = { method: string; path: string; status: number; taskId?: string; prompt?: string; at: number; delayedMs: number };
+/** `traceparent`: the W3C trace context the caller sent, when it sent a well-formed one (traces on). */
+export type RequestRecord = { method: string; path: string; status: number; taskId?: string; prompt?: string; traceparent?: string; at: number; delayedMs: number };
 
 /** "status": API calls answer `status`; "reset": their connections are cut without an answer. */
 export type Outage = { mode: "status"; status: number; until: number } | { mode: "reset"; until: number };

@@ -45,7 +45,7 @@ export type Scenario = {
 
 export type SimulatedTask = { taskId: string; state: string; creditsConsumed: number; prompt: string; resultUrls: string[] };
 /** `delayedMs`: the latency the simulator added before answering. */
-export type GatewayRequest = { method: string; path: string; status: number; taskId?: string; prompt?: string; delayedMs: number };
+export type GatewayRequest = { method: string; path: string; status: number; taskId?: string; prompt?: string; traceparent?: string; delayedMs: number };
 export type MediaDownload = { taskId: string; method: string; status: number; range: string | null; bytes: number; at: number };
 /** `retryInMs`: when this copy's next attempt is due, or null when none will follow. */
 export type InputFetch = { taskId: string; field: string; url: string; status: number | string; bytes: number; ok: boolean; message: string | null };

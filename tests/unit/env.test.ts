@@ -27,6 +27,26 @@ describe("parseEnv", () => {
     expect(() => parseEnv(source as Record<string, string | undefined>)).toThrow(message);
   });
 
+  test.each([
+    ["no endpoint: traces off", {}, null],
+    ["an empty endpoint: off", { OTEL_EXPORTER_OTLP_ENDPOINT: "" }, null],
+    ["an endpoint", { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318" }, { endpoint: "http://127.0.0.1:4318", headers: {}, serviceName: "framehook" }],
+    [
+      "headers (percent-encoded) and a service name",
+      { OTEL_EXPORTER_OTLP_ENDPOINT: "https://otlp.example.com", OTEL_EXPORTER_OTLP_HEADERS: "x-api-key=abc%3D%3D, team = video ", OTEL_SERVICE_NAME: "studio" },
+      { endpoint: "https://otlp.example.com", headers: { "x-api-key": "abc==", team: "video" }, serviceName: "studio" },
+    ],
+  ])("traces: %s", (_name, source, tracing) => {
+    expect(parseEnv(source).tracing).toEqual(tracing);
+  });
+
+  test.each([
+    ["an endpoint that is not http(s)", { OTEL_EXPORTER_OTLP_ENDPOINT: "grpc://collector:4317" }, "OTEL_EXPORTER_OTLP_ENDPOINT"],
+    ["headers that are not key=value", { OTEL_EXPORTER_OTLP_HEADERS: "just-a-key" }, "OTEL_EXPORTER_OTLP_HEADERS: must be key=value pairs"],
+  ])("traces: refuses %s", (_name, source, message) => {
+    expect(() => parseEnv(source)).toThrow(message);
+  });
+
   test("a real gateway gets no public default: CRON_SECRET stays unset unless given", () => {
     const env = parseEnv(remote);
     expect(env.gatewayIsLocal).toBe(false);
