@@ -18,7 +18,7 @@ export function startTracing({ endpoint, headers, serviceName }: TracingSettings
   const url = `${endpoint.replace(/\/+$/, "")}/v1/traces`;
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ "service.name": serviceName }),
-    spanProcessors: [new QueryScrubber(), new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url, headers }) })],
+    spanProcessors: [new SecretScrubber(), new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url, headers }) })],
   });
   api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   api.propagation.setGlobalPropagator(new W3CTraceContextPropagator());
@@ -41,24 +41,23 @@ export function startTracing({ endpoint, headers, serviceName }: TracingSettings
   console.log(`[framehook] traces: exporting spans to ${new URL(url).origin}`);
 }
 
-/** Attributes of Next's spans that hold a request's or a fetch's URL. */
-const URL_ATTRIBUTES = ["http.target", "http.url", "url.full"];
-
 /**
- * Cuts the query from every URL a span holds (its name included) before it
- * is exported: a callback's URL carries its token, an input link its
- * signature, a presigned download its credentials, a sign-in link its code.
+ * Cuts what a URL may carry that is a secret from every string a span holds
+ * (its name, Next's `http.target` and `http.url`, any other) before export:
+ * the query (a callback's token, an input link's signature, a presigned
+ * download's credentials, a sign-in link's code) and a public share link's
+ * token, which is in its path (lib/sharing/share-link.ts).
  */
-class QueryScrubber implements SpanProcessor {
+class SecretScrubber implements SpanProcessor {
   onStart(): void {}
   onEnding(span: Span): void {
-    const name = withoutQuery(span.name);
+    const name = withoutSecrets(span.name);
     if (name !== span.name) span.updateName(name);
-    for (const key of URL_ATTRIBUTES) {
-      const value = span.attributes[key];
-      if (typeof value === "string" && value.includes("?")) span.setAttribute(key, withoutQuery(value));
+    for (const [key, value] of Object.entries(span.attributes)) {
+      if (typeof value !== "string") continue;
+      const scrubbed = withoutSecrets(value);
+      if (scrubbed !== value) span.setAttribute(key, scrubbed);
     }
-    if (span.attributes["url.query"] !== undefined) span.setAttribute("url.query", "");
   }
   onEnd(): void {}
   forceFlush(): Promise<void> {
@@ -69,6 +68,8 @@ class QueryScrubber implements SpanProcessor {
   }
 }
 
-function withoutQuery(text: string): string {
-  return text.replace(/\?\S*/g, "");
+const SHARE_TOKEN = /(\/v\/)[^/?#\s]+/g;
+
+function withoutSecrets(text: string): string {
+  return text.replace(/\?\S*/g, "").replace(SHARE_TOKEN, "$1[token]");
 }

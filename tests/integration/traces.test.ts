@@ -185,7 +185,7 @@ describe("with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
     expect(row.traceContext).toBe(`00-${submit.traceId}-${submit.spanId}-01`);
   });
 
-  test("an upload's check and the guest claim are spans with ids; nothing exported holds a prompt, an email or a callback token", async () => {
+  test("an upload's check and the guest claim are spans with ids; nothing exported holds a prompt, an email, a callback token or a share link's token", async () => {
     const guestId = b.guestId()!;
     const uploadId = await uploadFrame(b);
     const userId = await signInByEmail({ app, sink, browser: b, email });
@@ -197,11 +197,19 @@ describe("with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
     const claim = await waitFor(() => receiver.spans.find((span) => span.name === "viewer.claim_guest" && span.attributes["framehook.guest.id"] === guestId), 60_000, "the claim's span");
     expect(claim.attributes["framehook.user.id"]).toBe(userId);
 
+    // A public link carries its token in the path, not the query.
+    const shared = await b(`/api/generations/${id}/share`, { method: "POST", json: { showPrompt: false } });
+    expect(shared.status, await shared.clone().text()).toBe(200);
+    const sharePath = new URL(((await shared.json()) as { url: string }).url).pathname;
+    expect((await b(sharePath)).status).toBe(200);
+    const shareToken = sharePath.split("/")[2]!;
+    await waitFor(() => receiver.spans.some((span) => String(span.attributes["http.target"] ?? "").startsWith("/v/")), 60_000, "the public page's request span");
+
     const { callbackUrlFor } = await import("@/lib/generations/callback-url");
     const token = new URL(callbackUrlFor(id)!).searchParams.get("token")!;
     const exported = receiver.payloads.join("\n");
     expect(exported.length).toBeGreaterThan(0);
-    for (const secret of ["lighthouse", "kite over dunes", marker, email, "@example.com", token]) {
+    for (const secret of ["lighthouse", "kite over dunes", marker, email, "@example.com", token, shareToken]) {
       expect(exported.includes(secret), `the exported spans hold "${secret}"`).toBe(false);
     }
   });
