@@ -2,10 +2,19 @@
 // card; someone else, in a browser with none of the owner's cookies, opens the
 // link and the video plays (by byte ranges); the owner stops sharing and the
 // page, the file and the player all answer 404 at once.
-import type { Response } from "@playwright/test";
+import AxeBuilder from "@axe-core/playwright";
+import type { Page, Response } from "@playwright/test";
 import { expect, test } from "./fixtures";
 
+/** axe-core's findings (WCAG 2.1 A/AA and best practices), short enough to read in a failure. */
+async function violations(page: Page) {
+  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
+  return results.violations.map((v) => ({ rule: v.id, nodes: v.nodes.map((n) => n.target.join(" ")).slice(0, 5) }));
+}
+
 test("a stranger's browser plays a shared video by its link; after Stop sharing, page, file and player are 404", async ({ gallery, simulator, page, browser }) => {
+  // A generation, two browsers, two axe runs: on a loaded 2-core machine that outlasts the 60 s default.
+  test.slow();
   const prompt = simulator.prompt("A heron lifting off a misty lake at dawn");
   await gallery.goto();
   await gallery.submit(prompt);
@@ -25,6 +34,7 @@ test("a stranger's browser plays a shared video by its link; after Stop sharing,
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(url);
   await expect(page.getByRole("status").filter({ hasText: "Public link made and copied." })).toBeAttached();
   await card.screenshot({ path: test.info().outputPath("card-shared-1280.png") });
+  expect(await violations(page)).toEqual([]);
   // The detail page shows the same link.
   await gallery.openDetails(prompt);
   await expect(page.getByRole("textbox", { name: /Public link/ })).toHaveValue(url);
@@ -56,6 +66,7 @@ test("a stranger's browser plays a shared video by its link; after Stop sharing,
   expect(await ranged[0]!.headerValue("content-type")).toBe("video/mp4");
   await video.evaluate((v: HTMLVideoElement) => v.pause());
   await visitor.screenshot({ path: test.info().outputPath("public-page-1280.png"), fullPage: true });
+  expect(await violations(visitor)).toEqual([]);
 
   // The player X frames: the video alone, and it plays too.
   await visitor.goto(`${url}/embed`);

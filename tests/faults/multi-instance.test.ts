@@ -173,6 +173,24 @@ describe.skipIf(testEngine() !== "postgres")("two instances, one PostgreSQL", ()
     await prisma.rateLimit.deleteMany({ where: { key: { startsWith: "submit:" } } });
   }, 60_000);
 
+  test("a share link stopped on one instance is a 404 on the other at its next request: nothing is cached by either", async () => {
+    const marker = uniqueMarker("share");
+    const [id] = await submitAll(marker, 1);
+    await allSucceeded([id!]);
+    // Each instance copies results itself (their local folder is the same here).
+    await waitFor(async () => (await prisma.mediaCopy.count({ where: { generationId: id!, state: "DONE" } })) === 1, 60_000);
+    const [a, b] = instances as [AppProcess, AppProcess];
+    const shared = await fetch(`${a.url}/api/generations/${id}/share`, { method: "POST", headers: { Cookie: cookie } });
+    expect(shared.status).toBe(200);
+    const page = new URL(((await shared.json()) as { url: string }).url).pathname;
+    const paths = [page, `${page}/video`, `${page}/embed`];
+    // Both serve it (each read once, so that an instance that cached would keep serving it below).
+    for (const instance of [a, b]) for (const path of paths) expect([instance.url, path, (await fetch(`${instance.url}${path}`)).status]).toEqual([instance.url, path, 200]);
+
+    expect((await fetch(`${b.url}/api/generations/${id}/share`, { method: "DELETE", headers: { Cookie: cookie } })).status).toBe(204);
+    for (const instance of [a, b]) for (const path of paths) expect([instance.url, path, (await fetch(`${instance.url}${path}`)).status]).toEqual([instance.url, path, 404]);
+  }, 90_000);
+
   test("one instance killed mid-storm: the other carries on, nothing lost or charged twice", async () => {
     const marker = uniqueMarker("storm");
     await control.scenario({ match: marker, callback: { duplicates: 3 } });

@@ -11,6 +11,7 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startApp } from "../support/app";
 import { submitAndCopy } from "../support/media-copies";
+import { callAction } from "../support/server-actions";
 
 const MEDIA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-share-"));
 const RATE_LIMIT = 30;
@@ -218,6 +219,21 @@ describe("someone else", () => {
     const row = await prisma.generation.findUniqueOrThrow({ where: { id } });
     expect(row.shareKey).toBe(createHash("sha256").update(tokenOf(link)).digest("base64url"));
     expect((await stranger()(pathsOf(link).page)).status).toBe(200);
+  });
+
+  test("the card's server actions refuse another's video too, and change nothing", async () => {
+    const { id, link } = await sharedVideo("share-actions");
+    const other = app.visitor();
+    const shared = await callAction(other, "shareVideoAction", [id, true]);
+    const stopped = await callAction(other, "stopSharingAction", [id]);
+    expect(shared.text).toContain("Only your own videos can be shared.");
+    expect(stopped.text).toContain("Only your own videos can be shared.");
+    expect(shared.text).not.toContain("/v/");
+    expect((await stranger()(pathsOf(link).page)).status).toBe(200);
+    // The owner's own action works, and answers the link.
+    const own = await callAction(app.fetch, "stopSharingAction", [id]);
+    expect(own.text).toContain("Stopped sharing");
+    expect((await stranger()(pathsOf(link).page)).status).toBe(404);
   });
 
   test("cannot find a shared video without its exact token", async () => {

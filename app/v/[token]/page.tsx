@@ -47,9 +47,9 @@ export default async function SharedVideoPage({ params }: Params) {
         />
       </div>
       <div className="space-y-2">
-        <p className="text-sm text-zinc-600 dark:text-zinc-400">
+        <h1 className="text-sm font-normal text-zinc-600 dark:text-zinc-400">
           Made with <span className="font-medium text-zinc-900 dark:text-zinc-100">{video.model.label}</span>
-        </p>
+        </h1>
         {video.prompt ? <p className="text-base leading-relaxed break-words whitespace-pre-line text-zinc-900 dark:text-zinc-100">{video.prompt}</p> : null}
       </div>
       <p className="text-sm">
