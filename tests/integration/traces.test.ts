@@ -7,6 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
+import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { browserFor, signInByEmail, type Browser } from "../support/accounts";
 import { startApp, waitFor } from "../support/app";
@@ -35,6 +36,7 @@ afterAll(async () => {
 });
 
 const MODEL = "alpha-2.5-text-to-video-480p";
+const STRIPE_WEBHOOK_SECRET = "whsec_fh_traces_Qm3Vt8Lp2Xc7";
 
 async function submitByApi(b: Browser, prompt: string): Promise<string> {
   const response = await b("/api/generations", { method: "POST", json: { model: MODEL, input: { prompt, duration: 2 } } });
@@ -110,7 +112,10 @@ describe("with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
   const email = `tracer-${marker.replace(/\W/g, "").toLowerCase()}@example.com`;
   let id: string;
   beforeAll(async () => {
-    app = await startApp({ env: { ...probed(probeFile), SMTP_URL: sink.url, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } });
+    // Payments in demo mode, so that a signed Stripe event is verified (nothing here calls the simulator).
+    app = await startApp({
+      env: { ...probed(probeFile), SMTP_URL: sink.url, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, PAYMENTS_SIMULATOR_URL: "http://127.0.0.1:9", STRIPE_WEBHOOK_SECRET },
+    });
     b = browserFor(app.baseUrl);
     await b("/");
   });
@@ -173,6 +178,35 @@ describe("with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
     const row = await prisma.generation.findUniqueOrThrow({ where: { id } });
     expect(row.traceContext).toBe(`00-${trace}-${submit.spanId}-01`);
     expect(sdkModules(probeFile).some((url) => url.includes("/@opentelemetry/sdk-trace/")), "the SDK is loaded when on").toBe(true);
+  });
+
+  test("a video whose callback never comes is settled by a poll a reader asked for, in the video's trace and linked to its submit", async () => {
+    const pollMarker = uniqueMarker("polled");
+    await app.simulator.scenario({ match: pollMarker, callback: { mode: "drop" } });
+    const polledId = await submitByApi(b, `a slow tide ${pollMarker}`);
+    // The gallery's reads are what ask the gateway about a task not heard from lately.
+    await waitFor(
+      async () => ((await (await b(`/api/generations/${polledId}`)).json()) as { state: string }).state === "SUCCESS",
+      90_000,
+      "the reader's poll to settle the task",
+    );
+    const poll = await waitFor(() => ours(polledId).find((span) => span.name === "generation.poll"), 60_000, "the poll's span");
+    const submit = one(ours(polledId), "one submit span", (span) => span.name === "generation.submit");
+    expect(poll).toMatchObject({ traceId: submit.traceId, parentSpanId: submit.spanId });
+    expect(poll.links).toContainEqual({ traceId: submit.traceId, spanId: submit.spanId, attributes: { "framehook.link": "submit" } });
+    const write = await waitFor(() => ours(polledId).find((span) => span.name === "generation.outcome_write" && span.parentSpanId === poll.spanId), 60_000, "the poll's outcome write");
+    expect(write.attributes).toMatchObject({ "framehook.delivery.source": "POLL", "framehook.delivery.outcome": "APPLIED" });
+    expect(receiver.spans.some((span) => span.traceId === submit.traceId && span.name === "gateway GET /api/generate/{taskId}" && span.parentSpanId === poll.spanId)).toBe(true);
+  });
+
+  test("a Stripe webhook is a span with the event's id, type and outcome, and nothing of its payload", async () => {
+    const eventId = `evt_traces_${marker.replace(/\W/g, "")}`;
+    const payload = JSON.stringify({ id: eventId, object: "event", type: "customer.created", data: { object: { id: "cus_traces", object: "customer", email } } });
+    const signature = new Stripe("sk_test_unused").webhooks.generateTestHeaderString({ payload, secret: STRIPE_WEBHOOK_SECRET });
+    const response = await fetch(`${app.baseUrl}/api/webhooks/stripe`, { method: "POST", headers: { "Content-Type": "application/json", "Stripe-Signature": signature }, body: payload });
+    expect(response.status, await response.clone().text()).toBe(200);
+    const span = await waitFor(() => receiver.spans.find((s) => s.name === "stripe.webhook" && s.attributes["framehook.stripe.event.id"] === eventId), 60_000, "the webhook's span");
+    expect(span.attributes).toMatchObject({ "framehook.stripe.event.type": "customer.created", "framehook.stripe.outcome": "ignored" });
   });
 
   test("the form's server action starts a trace of its own, which its row keeps", async () => {
