@@ -22,8 +22,8 @@ export async function register() {
     // Loaded on the first upload: the gate reads the environment, which start-up does not check here.
     installBodyGuard({
       loadGate: async () => {
-        const { accessGateHeaders, passesAccessGate } = await import("./lib/viewer/access-gate");
-        return { passes: passesAccessGate, headers: accessGateHeaders };
+        const { accessGateHeaders, offersPassword } = await import("./lib/viewer/access-gate");
+        return { passes: offersPassword, headers: accessGateHeaders };
       },
     });
   }

@@ -5,8 +5,9 @@
 // health checks and the cron carry their own credentials, act for no viewer,
 // and pass through (callbacks are kept out by the matcher, below, as well).
 import { NextResponse, type NextRequest } from "next/server";
+import { visitorAddress } from "@/lib/rate-limit";
 import { hitShareLimit, publicShareRoute } from "@/lib/sharing/share-limit";
-import { accessGateHeaders, passesAccessGate } from "@/lib/viewer/access-gate";
+import { checkAccessGate } from "@/lib/viewer/access-gate";
 import { viewerCookieOptions, viewerSecret, visitorCookieName } from "@/lib/viewer/get-viewer";
 import { ensureViewerCookie } from "@/lib/viewer/viewer-cookie";
 
@@ -14,9 +15,8 @@ const OPEN_PATHS = new Set(["/api/webhooks/gateway", "/api/webhooks/stripe", "/a
 
 export async function proxy(request: NextRequest) {
   if (OPEN_PATHS.has(request.nextUrl.pathname)) return NextResponse.next();
-  if (!passesAccessGate(request.headers.get("authorization"))) {
-    return new NextResponse("Authentication required.", { status: 401, headers: accessGateHeaders() });
-  }
+  const refusedAtGate = await accessGateRefusal(request);
+  if (refusedAtGate) return refusedAtGate;
   const shared = publicShareRoute(request.nextUrl.pathname);
   if (shared) {
     const refused = await shareLimitRefusal(request);
@@ -25,6 +25,21 @@ export async function proxy(request: NextRequest) {
     if (shared !== "page") return NextResponse.next();
   }
   return withViewerCookie(request);
+}
+
+/**
+ * The access gate (lib/viewer/access-gate.ts), which counts wrong passwords in
+ * the database. A database that cannot count keeps the gate shut (503): a
+ * password is never compared uncounted.
+ */
+async function accessGateRefusal(request: NextRequest): Promise<NextResponse | null> {
+  try {
+    const gate = await checkAccessGate({ authorization: request.headers.get("authorization"), address: visitorAddress(request.headers) });
+    return gate.ok ? null : new NextResponse(gate.message, { status: gate.status, headers: gate.headers });
+  } catch (error) {
+    console.warn("[framehook] access gate not checked:", error instanceof Error ? error.message : error);
+    return new NextResponse("The service is briefly unavailable. Please try again in a few seconds.", { status: 503, headers: { "Retry-After": "5" } });
+  }
 }
 
 /**

@@ -4,8 +4,10 @@
 // size check would come too late: a body declared too large is refused here
 // from its headers, and a body that has not arrived whole within
 // BODY_DEADLINE_MS is cut. An upload's limit is its model field's, and with
-// the access gate on, an upload without the password is refused here too
-// (uploads skip proxy.ts, which applies the gate to everything else).
+// the access gate on, an upload that offers no password is refused here too
+// (uploads skip proxy.ts, which applies the gate to everything else); one
+// that offers a password goes to the route, which checks it and counts a
+// wrong one before reading the body.
 // Installed by instrumentation.ts; the routes keep their own checks (a chunked
 // body declares no size).
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
@@ -138,11 +140,11 @@ function refuse(
   request.resume();
 }
 
-/** Whether an Authorization header passes the access gate (lib/viewer/access-gate.ts), and what a refusal sends. */
+/** Whether an Authorization header offers the access gate a password (lib/viewer/access-gate.ts), and what a refusal sends. */
 export type AccessGate = { passes: (authorization: string | null) => boolean; headers: () => Record<string, string> };
 
 /**
- * With the gate loaded, an upload without the password is refused before its
+ * With the gate loaded, an upload offering no password is refused before its
  * body is read; its request waits for the gate's first load (one module
  * import), every other request is emitted at once. A gate that cannot load
  * (say, a bad environment) leaves the refusal to the route.

@@ -44,6 +44,18 @@ export async function hitRateLimit({
   return { allowed: false, count, retryAfterSeconds: Math.max(1, Math.ceil((windowStart.getTime() + windowMs - now) / 1000)) };
 }
 
+/**
+ * Where a key's window stands, without counting a hit: what a check reads on
+ * every request when only failures are counted (the access gate's password).
+ */
+export async function readRateLimit({ key, windowSeconds, now = Date.now() }: { key: string; windowSeconds: number; now?: number }): Promise<{ count: number; retryAfterSeconds: number }> {
+  const windowMs = windowSeconds * 1000;
+  const windowStart = Math.floor(now / windowMs) * windowMs;
+  const row = await prisma.rateLimit.findUnique({ where: { key }, select: { windowStart: true, count: true } });
+  const count = row && row.windowStart.getTime() === windowStart ? row.count : 0;
+  return { count, retryAfterSeconds: Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000)) };
+}
+
 /** Forgets a key's window, e.g. the failed attempts of a sign-in that then succeeded. */
 export async function clearRateLimit({ key }: { key: string }): Promise<void> {
   await prisma.rateLimit.deleteMany({ where: { key } });

@@ -8,16 +8,16 @@
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import { AppError, errorResponse } from "@/lib/errors";
+import { visitorAddress } from "@/lib/rate-limit";
 import { discardRest, receiveUpload } from "@/lib/uploads/receive-upload";
 import { hitUploadRateLimit, uploadClientOf } from "@/lib/uploads/upload-quota";
-import { accessGateHeaders, passesAccessGate } from "@/lib/viewer/access-gate";
+import { checkAccessGate } from "@/lib/viewer/access-gate";
 import { assertMayCreate } from "@/lib/viewer/get-viewer";
 import { withViewer } from "@/lib/viewer/with-viewer";
 
 const receive = withViewer(async (request, _context, viewer) => {
   const body = request.body ? Readable.fromWeb(request.body as NodeReadableStream) : Readable.from([]);
   try {
-    if (!passesAccessGate(request.headers.get("authorization"))) throw new AppError("unauthorized", "Authentication required.", undefined, accessGateHeaders());
     assertMayCreate(viewer);
     const client = uploadClientOf(request.headers, viewer);
     await hitUploadRateLimit({ client });
@@ -40,8 +40,20 @@ const receive = withViewer(async (request, _context, viewer) => {
   }
 });
 
+/** The access gate before anything else, as proxy.ts applies it to every other route: a wrong password counts whoever sends it. */
+async function refusedAtGate(request: Request): Promise<Response | null> {
+  try {
+    const gate = await checkAccessGate({ authorization: request.headers.get("authorization"), address: visitorAddress(request.headers) });
+    if (gate.ok) return null;
+    if (request.body) await discardRest(Readable.fromWeb(request.body as NodeReadableStream));
+    return errorResponse(new AppError(gate.status === 429 ? "rate_limited" : "unauthorized", gate.message, undefined, gate.headers));
+  } catch (error) {
+    return errorResponse(error);
+  }
+}
+
 export async function POST(request: Request, context: unknown): Promise<Response> {
-  const response = await receive(request, context);
+  const response = (await refusedAtGate(request)) ?? (await receive(request, context));
   // A refusal (here, or before the handler ran: no visitor cookie) closes the connection after
   // the answer; otherwise Node would read the rest of the body to keep the connection open.
   if (!response.ok) response.headers.set("Connection", "close");
