@@ -9,6 +9,8 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   /** REQUIRE_SIGN_IN: a guest tried to generate or upload. */
   sign_in_required: 401,
+  /** Deleting an account: the session was not signed in within the last day (lib/viewer/delete-account.ts). */
+  fresh_sign_in_required: 401,
   not_found: 404,
   /** CREDITS_ENABLED=false: this server has no credits to show or sell. */
   credits_disabled: 404,

@@ -5,6 +5,7 @@ import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { auth } from "@/lib/auth/auth";
 import { prisma } from "@/lib/db";
+import { AppError } from "@/lib/errors";
 import { deleteAccount } from "@/lib/viewer/delete-account";
 import { getViewer, viewerCookieOptions, visitorCookieName } from "@/lib/viewer/get-viewer";
 
@@ -54,7 +55,12 @@ export async function deleteOwnAccount(_previous: DeleteAccountState, form: Form
   if (typeof typed !== "string" || typed.trim().toLowerCase() !== account.email.toLowerCase()) {
     return { status: "error", message: `Type ${account.email} to confirm.` };
   }
-  await deleteAccount({ userId: account.userId });
+  try {
+    await deleteAccount({ userId: account.userId, sessionId: account.sessionId });
+  } catch (error) {
+    if (error instanceof AppError) return { status: "error", message: error.message };
+    throw error;
+  }
   await forgetGuest();
   redirect("/?deleted=1");
 }

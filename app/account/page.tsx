@@ -1,8 +1,10 @@
 // The signed-in person's account: email, passkeys, sessions, and deleting it all.
+import Link from "next/link";
 import { redirect } from "next/navigation";
 import { formatTimestamp } from "@/app/_components/format";
 import { pageMetadata } from "@/lib/brand/page-metadata";
 import { prisma } from "@/lib/db";
+import { signedInRecently } from "@/lib/viewer/delete-account";
 import { getViewer } from "@/lib/viewer/get-viewer";
 import { signOut, signOutEverywhere, signOutSession } from "./actions";
 import { DeleteAccount } from "./_components/delete-account";
@@ -26,6 +28,9 @@ export default async function AccountPage() {
       select: { id: true, createdAt: true, userAgent: true },
     }),
   ]);
+  // Deleting is a fresh decision: this browser's session must have signed in within the last day.
+  const current = sessions.find((session) => session.id === sessionId);
+  const mayDelete = current !== undefined && signedInRecently(current.createdAt);
   return (
     <main id="main" className="mx-auto max-w-2xl space-y-6 px-4 py-8 sm:px-6">
       <div className="flex flex-wrap items-center justify-between gap-3">
@@ -79,7 +84,17 @@ export default async function AccountPage() {
         <h2 id="account-delete" className="text-base font-semibold">
           Delete account
         </h2>
-        <DeleteAccount email={email} />
+        {mayDelete ? (
+          <DeleteAccount email={email} />
+        ) : (
+          <p className="text-sm text-zinc-700 dark:text-zinc-300" data-testid="delete-needs-sign-in">
+            Deleting your account cannot be undone, so it needs a sign-in from the last day, and this browser signed in earlier.{" "}
+            <Link href="/sign-in?again" className="font-medium underline">
+              Sign in again
+            </Link>{" "}
+            with an email link or a passkey, then come back here.
+          </p>
+        )}
       </section>
     </main>
   );

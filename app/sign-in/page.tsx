@@ -19,9 +19,10 @@ type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
 export default async function SignInPage({ searchParams }: { searchParams: SearchParams }) {
   // A browser signed in by a link asked for elsewhere may ask for its own here, to keep its guest's work.
+  // One signed in may sign in again (`?again`): deleting the account asks for a sign-in from the last day.
   const viewer = await getViewer();
-  if (viewer?.signedIn && viewer.mayClaimGuest) redirect("/account");
-  const error = (await searchParams).error;
+  const { error, again } = await searchParams;
+  if (viewer?.signedIn && viewer.mayClaimGuest && again === undefined) redirect("/account");
   const linkError = typeof error === "string" ? (LINK_ERRORS[error] ?? "That sign-in link did not work. Ask for a new one.") : null;
   return (
     <main id="main" className="mx-auto max-w-md space-y-4 px-4 py-10 sm:px-6">

@@ -2,9 +2,23 @@
 // checked against the session table. A request without that cookie (every
 // guest) costs no read and never loads Better Auth.
 import "server-only";
+import type { Transaction } from "@/lib/db";
 
 /** The owner id an account's rows carry (generations, uploads, credits): one place says it. */
 export const accountOwnerId = (userId: string) => `user:${userId}`;
+
+const ACCOUNT_PREFIX = "user:";
+
+/**
+ * Whether `ownerId` is an account that no longer exists (deleted): nothing may
+ * be written for it. Read under the owner's credit lock, which deletion holds
+ * while it deletes (lib/viewer/delete-account.ts): a write that waited for it
+ * then finds no user. A guest is never "deleted".
+ */
+export async function isDeletedAccount(db: Pick<Transaction, "user">, ownerId: string): Promise<boolean> {
+  if (!ownerId.startsWith(ACCOUNT_PREFIX)) return false;
+  return (await db.user.findUnique({ where: { id: ownerId.slice(ACCOUNT_PREFIX.length) }, select: { id: true } })) === null;
+}
 
 export type AccountSession = { userId: string; email: string; emailVerified: boolean; name: string; sessionId: string };
 

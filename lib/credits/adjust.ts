@@ -9,7 +9,7 @@ import { isUniqueViolation, retryTransaction } from "@/lib/database/errors";
 import { prisma } from "@/lib/db";
 import { publishCreditsChange } from "@/lib/events";
 import { AppError } from "@/lib/errors";
-import { accountOwnerId } from "@/lib/auth/session";
+import { accountOwnerId, isDeletedAccount } from "@/lib/auth/session";
 import { appendEntry, formatCredits, lockCredits, readCreditBalance } from "./ledger";
 import { collectOwedIn } from "./owed";
 
@@ -47,6 +47,7 @@ export async function adjustCredits({
           const claimedBy = (await tx.guestClaim.findUnique({ where: { guestId: named }, select: { userId: true } }))?.userId;
           const ownerId = claimedBy ? accountOwnerId(claimedBy) : named;
           if (claimedBy) await lockCredits(tx, ownerId);
+          if (await isDeletedAccount(tx, ownerId)) throw new AppError("gone", "That account was deleted: there is nobody to credit.");
           const key = `adjustment:${idempotencyKey}`;
           if (await tx.creditEntry.findUnique({ where: { idempotencyKey: key }, select: { id: true } })) {
             return { applied: false, balance: await readCreditBalance(tx, ownerId), ownerId };

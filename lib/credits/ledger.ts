@@ -8,6 +8,7 @@
 // release only gives credits back, so it needs no lock; like every write that
 // adds credits, it collects what the owner owes from them (owed.ts).
 import "server-only";
+import { isDeletedAccount } from "@/lib/auth/session";
 import { prisma, type Transaction } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import type { CreditEntryKind } from "@/lib/generated/prisma/client";
@@ -82,6 +83,9 @@ export async function lockCredits(tx: Transaction, ownerId: string, now = new Da
     ON CONFLICT ("ownerId") DO UPDATE SET "lockedAt" = excluded."lockedAt"`;
 }
 
+/** What a write for a deleted account is told. */
+export const ACCOUNT_DELETED = "This account was deleted. Nothing was stored.";
+
 /** What a welcome attempt did: granted, already welcomed, or not welcomed (and why). */
 export type WelcomeOutcome = "granted" | "welcomed" | "off" | "address_bound" | "ceiling";
 
@@ -147,6 +151,8 @@ export function creditHold({ ownerId, visitor, credits }: { ownerId: string; vis
   return {
     async check(tx: Transaction, now = new Date()): Promise<void> {
       await lockCredits(tx, ownerId, now);
+      // A submission whose account was deleted while it was on its way (deletion holds this lock) writes nothing.
+      if (await isDeletedAccount(tx, ownerId)) throw new AppError("unauthorized", ACCOUNT_DELETED);
       // One read on every submission but an owner's first, which also makes the welcome grant and reads again.
       const seen = await readBalanceAndWelcome(tx, ownerId);
       let balance = seen.credits;

@@ -6,7 +6,7 @@
 // are held) is recorded on the purchase as owed and taken from the owner's
 // next credits (owed.ts). Disputes: disputes.ts.
 import "server-only";
-import { accountOwnerId } from "@/lib/auth/session";
+import { accountOwnerId, isDeletedAccount } from "@/lib/auth/session";
 import { isUniqueViolation, retryTransaction } from "@/lib/database/errors";
 import { prisma, type Transaction } from "@/lib/db";
 import { publishCreditsChange } from "@/lib/events";
@@ -66,7 +66,8 @@ function checkPaidCheckout(paid: PaidCheckout): void {
  * and the "purchase:<id>" ledger row in one transaction; every later call
  * (retries, duplicates, the async_payment_succeeded after completed,
  * concurrent deliveries) changes nothing. A refund that arrived first is
- * applied right after.
+ * applied right after. Paid for an account deleted before it landed, the
+ * purchase is recorded and credits nobody (logged for the operator to refund).
  */
 export async function creditPaidCheckout(paid: PaidCheckout): Promise<{ credited: boolean; balance: number }> {
   checkPaidCheckout(paid);
@@ -83,6 +84,9 @@ export async function creditPaidCheckout(paid: PaidCheckout): Promise<{ credited
           const claimedBy = (await tx.guestClaim.findUnique({ where: { guestId: paid.ownerId }, select: { userId: true } }))?.userId;
           const ownerId = claimedBy ? accountOwnerId(claimedBy) : paid.ownerId;
           if (claimedBy) await lockCredits(tx, ownerId);
+          // Paid for an account deleted meanwhile (deletion holds its lock while it deletes): the payment is
+          // recorded, as a deleted account's purchases stay, and credited to nobody; the log asks the operator to refund it.
+          const deleted = await isDeletedAccount(tx, ownerId);
           await tx.purchase.create({
             data: {
               checkoutSessionId: paid.checkoutSessionId,
@@ -94,6 +98,10 @@ export async function creditPaidCheckout(paid: PaidCheckout): Promise<{ credited
               paymentIntentId: paid.paymentIntentId,
             },
           });
+          if (deleted) {
+            console.warn(`[framehook] checkout ${paid.checkoutSessionId} was paid for ${ownerId}, an account deleted before it landed: recorded, not credited; refund it (payment ${paid.paymentIntentId ?? "unknown"})`);
+            return false;
+          }
           await appendEntry(tx, {
             ownerId,
             kind: "PURCHASE",

@@ -12,7 +12,7 @@
 // normally: signing out starts a fresh guest). The guest's id comes from the
 // signed cookie only, never from a request body.
 import "server-only";
-import { accountOwnerId } from "@/lib/auth/session";
+import { accountOwnerId, isDeletedAccount } from "@/lib/auth/session";
 import { appendEntry, grantWelcomeLocked, ledgerKey, lockCredits, readCreditSummary } from "@/lib/credits/ledger";
 import { retryTransaction } from "@/lib/database/errors";
 import { prisma, type Transaction } from "@/lib/db";
@@ -78,6 +78,8 @@ async function runClaim({ guestId, userId, visitor }: ClaimArgs): Promise<ClaimR
     // and its generation and its hold then move together.
     await lockCredits(tx, guestId);
     await lockCredits(tx, owner);
+    // An account deleted meanwhile (deletion holds its lock while it deletes) keeps nothing: the guest stays as it was.
+    if (await isDeletedAccount(tx, owner)) throw new AppError("gone", "This account was deleted: what this browser made stays here.");
     if (!(await readCreditSummary(tx, owner)).welcomed) await grantWelcomeLocked(tx, { ownerId: owner, visitor });
 
     // Idempotency keys are "<owner>:<key>": re-prefixed, except one the account already used (its own row keeps it).

@@ -1,22 +1,38 @@
-// Deleting an account: its generations (their deliveries and stored copies
-// go with them), its uploads, its credits ledger, its guest claims, its
-// sessions, passkeys and OAuth links, in one transaction (its purchases stay:
-// they are the operator's accounting, and a later refund is recorded as owed); then the stored files, which a database
+// Deleting an account, a fresh decision: only from a session signed in within
+// the last day (a new email link or passkey otherwise). Its generations (their
+// deliveries and stored copies go with them), its uploads, its credits ledger,
+// its guest claims, its sessions, passkeys and OAuth links go in one
+// transaction (its purchases stay: they are the operator's accounting, and a
+// later refund is recorded as owed); then the stored files, which a database
 // transaction cannot take back. A file that cannot be deleted is logged with
 // its key (the row is gone, so nothing serves it).
 import "server-only";
+import { accountOwnerId } from "@/lib/auth/session";
 import { lockCredits } from "@/lib/credits/ledger";
 import { prisma } from "@/lib/db";
+import { AppError } from "@/lib/errors";
 import { getMediaStorage } from "@/lib/storage/storage";
-import { accountOwnerId } from "@/lib/auth/session";
 
 export type DeletedAccount = { generations: number; uploads: number; files: number };
 
-export async function deleteAccount({ userId }: { userId: string }): Promise<DeletedAccount> {
+/** How recent a sign-in deleting the account needs. */
+export const FRESH_SIGN_IN_MS = 24 * 60 * 60 * 1000;
+
+/** Whether a session signed in at `signedInAt` may delete its account now. */
+export const signedInRecently = (signedInAt: Date, now = Date.now()) => now - signedInAt.getTime() <= FRESH_SIGN_IN_MS;
+
+export const FRESH_SIGN_IN_MESSAGE = "Deleting your account needs a sign-in from the last day: sign in again with an email link or a passkey, then delete it.";
+
+/** `sessionId`: the session asking, which must be the account's and signed in within FRESH_SIGN_IN_MS. */
+export async function deleteAccount({ userId, sessionId, now = Date.now() }: { userId: string; sessionId: string; now?: number }): Promise<DeletedAccount> {
   const ownerId = accountOwnerId(userId);
   const { keys, generations, uploads } = await prisma.$transaction(async (tx) => {
-    // Under the account's credit lock: a hold or a purchase landing now waits, then finds no user (see purchases.ts).
+    // Under the account's credit lock: a claim, a hold, a purchase or a grant landing now waits, then finds no user
+    // (isDeletedAccount) and writes nothing for it.
     await lockCredits(tx, ownerId);
+    const session = await tx.session.findUnique({ where: { id: sessionId }, select: { userId: true, createdAt: true } });
+    if (session?.userId !== userId) throw new AppError("unauthorized", "Sign in to delete your account.");
+    if (!signedInRecently(session.createdAt, now)) throw new AppError("fresh_sign_in_required", FRESH_SIGN_IN_MESSAGE);
     const copies = await tx.mediaCopy.findMany({ where: { generation: { ownerId } }, select: { storageKey: true, stillKey: true } });
     const ownUploads = await tx.upload.findMany({ where: { ownerId }, select: { storageKey: true } });
     const uploads = (await tx.upload.deleteMany({ where: { ownerId } })).count;

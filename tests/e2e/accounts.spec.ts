@@ -5,6 +5,7 @@
 // the account none of its own credits, and signing out drops its figures.
 import type { Page } from "@playwright/test";
 import { E2E_MAILBOX_URL } from "../../playwright.config";
+import { executeInAppDatabase } from "./database";
 import { expect, GalleryPage, test } from "./fixtures";
 
 /** The sign-in link last emailed to `email`, once it has arrived. */
@@ -217,4 +218,36 @@ test("a signed-in person adds a passkey, signs out, and signs back in with it", 
   await page.getByRole("button", { name: /^Remove / }).click();
   await expect(page.getByText("No passkeys yet")).toBeVisible();
   await context.close();
+});
+
+test("deleting an account needs a sign-in from the last day: an older session is asked to sign in again first, then deletes", async ({ page, simulator }, testInfo) => {
+  const email = `leaver-${simulator.marker.replace(/\W/g, "").toLowerCase()}@example.com`;
+  await page.goto("/sign-in");
+  await askForLink(page, email);
+  const first = await linkFor(email);
+  await openLink(page, first, email);
+  await page.goto("/account");
+  await expect(page.getByRole("button", { name: "Delete my account" })).toBeVisible();
+
+  // The same session, signed in two days ago (as if the browser stayed signed in).
+  await executeInAppDatabase(`UPDATE "Session" SET "createdAt" = ? WHERE "userId" = (SELECT "id" FROM "User" WHERE "email" = ?)`, [new Date(Date.now() - 2 * 86_400_000), email]);
+  await page.reload();
+  await expect(page.getByTestId("delete-needs-sign-in")).toHaveText(
+    "Deleting your account cannot be undone, so it needs a sign-in from the last day, and this browser signed in earlier. Sign in again with an email link or a passkey, then come back here.",
+  );
+  await expect(page.getByRole("button", { name: "Delete my account" })).toHaveCount(0);
+  await page.getByTestId("delete-needs-sign-in").screenshot({ path: testInfo.outputPath("delete-needs-sign-in.png") });
+  await page.screenshot({ path: testInfo.outputPath("account-stale-session.png"), fullPage: true });
+
+  await page.getByRole("link", { name: "Sign in again" }).click();
+  await expect(page).toHaveURL(/\/sign-in\?again$/);
+  await askForLink(page, email);
+  let second = first;
+  await expect.poll(async () => (second = await linkFor(email))).not.toBe(first);
+  await openLink(page, second, email);
+  await page.goto("/account");
+  await page.getByLabel(`Type ${email} to confirm`).fill(email);
+  await page.getByRole("button", { name: "Delete my account" }).click();
+  await expect(page).toHaveURL(/\/\?deleted=1$/);
+  await expect(page.getByRole("link", { name: "Sign in" })).toBeVisible();
 });

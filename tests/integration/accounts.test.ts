@@ -264,7 +264,8 @@ describe("sessions and deletion", () => {
 
     await showCreditBalance({ ownerId: `user:${userId}`, visitor: "test-address" });
     expect(await prisma.creditEntry.count({ where: { ownerId: `user:${userId}` } })).toBeGreaterThan(0);
-    const deleted = await deleteAccount({ userId });
+    const sessionId = (await prisma.session.findFirstOrThrow({ where: { userId } })).id;
+    const deleted = await deleteAccount({ userId, sessionId });
     expect(deleted).toMatchObject({ generations: 1, uploads: 1 });
     expect(await prisma.generation.count({ where: { id } })).toBe(0);
     expect(await prisma.upload.count({ where: { id: upload } })).toBe(0);

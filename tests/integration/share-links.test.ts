@@ -201,7 +201,9 @@ describe("stopping, sharing again, deleting", () => {
     await prisma.generation.update({ where: { id }, data: { ownerId: `user:${userId}` } });
     const visit = stranger();
     expect((await visit(pathsOf(link).page)).status).toBe(200);
-    await deleteAccount({ userId });
+    // Deleting takes a session signed in within the last day.
+    const session = await prisma.session.create({ data: { id: `${userId}-session`, token: `${userId}-token`, userId, expiresAt: new Date(Date.now() + 86_400_000), updatedAt: new Date() } });
+    await deleteAccount({ userId, sessionId: session.id });
     for (const url of Object.values(pathsOf(link))) expect([url, (await visit(url)).status]).toEqual([url, 404]);
   });
 });
