@@ -12,7 +12,7 @@
 import "server-only";
 import { creditHold, releaseHoldIn } from "@/lib/credits/ledger";
 import { retryTransaction } from "@/lib/database/errors";
-import { prisma } from "@/lib/db";
+import { prisma, type Transaction } from "@/lib/db";
 import { publishGenerationChange } from "@/lib/events";
 import type { OutcomeChange, OutcomeRow } from "@/lib/database/outcome-write";
 import type { Prisma } from "@/lib/generated/prisma/client";
@@ -297,6 +297,39 @@ export function announceOutcome(row: OutcomeRow, change: Extract<OutcomeChange, 
     notFoundSince: null,
     ...(charge ? { charge } : {}),
   });
+}
+
+/**
+ * Moves every generation of `from` to `to` inside the caller's transaction
+ * (the guest → account claim, lib/viewer/claim-guest.ts, which holds both
+ * owners' credit locks). Idempotency keys are "<owner>:<key>": re-prefixed,
+ * except one `to` already used (its own row keeps it). Returns how many moved
+ * and the newest `announce` of them, which the caller announces once its
+ * transaction committed (announceGenerationChange).
+ */
+export async function moveGenerationsIn(tx: Transaction, { from, to, announce }: { from: string; to: string; announce: number }): Promise<{ moved: number; ids: string[] }> {
+  const start = `${from}:`.length + 1;
+  await tx.$executeRaw`UPDATE "Generation" SET "idempotencyKey" = NULL
+    WHERE "ownerId" = ${from} AND "idempotencyKey" IS NOT NULL
+      AND (${to} || ':' || substr("idempotencyKey", ${start})) IN (SELECT "idempotencyKey" FROM "Generation" WHERE "ownerId" = ${to} AND "idempotencyKey" IS NOT NULL)`;
+  await tx.$executeRaw`UPDATE "Generation" SET "idempotencyKey" = ${to} || ':' || substr("idempotencyKey", ${start})
+    WHERE "ownerId" = ${from} AND "idempotencyKey" IS NOT NULL`;
+  const newest = await tx.generation.findMany({ where: { ownerId: from }, select: { id: true }, orderBy: { createdAt: "desc" }, take: announce });
+  const moved = (await tx.generation.updateMany({ where: { ownerId: from }, data: { ownerId: to } })).count;
+  return { moved, ids: newest.map((g) => g.id) };
+}
+
+/**
+ * Deletes every generation of `ownerId` (their deliveries and copy rows go
+ * with them) inside the caller's transaction (account deletion,
+ * lib/viewer/delete-account.ts); returns how many, and the storage keys of
+ * their stored copies and stills, which the caller deletes once its
+ * transaction committed. Not announced: the owner is gone, and so are its tabs.
+ */
+export async function deleteGenerationsOfIn(tx: Transaction, { ownerId }: { ownerId: string }): Promise<{ deleted: number; storageKeys: string[] }> {
+  const copies = await tx.mediaCopy.findMany({ where: { generation: { ownerId } }, select: { storageKey: true, stillKey: true } });
+  const deleted = (await tx.generation.deleteMany({ where: { ownerId } })).count;
+  return { deleted, storageKeys: copies.flatMap((c) => [c.storageKey, c.stillKey]).filter((k): k is string => Boolean(k)) };
 }
 
 /** Publishes a row the writer already holds: no read, and in the order of the writes. */

@@ -17,7 +17,7 @@ import { appendEntry, grantWelcomeLocked, ledgerKey, lockCredits, readCreditSumm
 import { retryTransaction } from "@/lib/database/errors";
 import { prisma, type Transaction } from "@/lib/db";
 import { AppError } from "@/lib/errors";
-import { announceGenerationChange } from "@/lib/generations/store";
+import { announceGenerationChange, moveGenerationsIn } from "@/lib/generations/store";
 import { traced } from "@/lib/traces/tracing";
 
 /** What a guest made and bought: the prompt names what is there (credits only when some were bought). */
@@ -82,29 +82,14 @@ async function runClaim({ guestId, userId, visitor }: ClaimArgs): Promise<ClaimR
     if (await isDeletedAccount(tx, owner)) throw new AppError("gone", "This account was deleted: what this browser made stays here.");
     if (!(await readCreditSummary(tx, owner)).welcomed) await grantWelcomeLocked(tx, { ownerId: owner, visitor });
 
-    // Idempotency keys are "<owner>:<key>": re-prefixed, except one the account already used (its own row keeps it).
-    const guestPrefix = `${guestId}:`;
-    const start = guestPrefix.length + 1;
-    await tx.$executeRaw`UPDATE "Generation" SET "idempotencyKey" = NULL
-      WHERE "ownerId" = ${guestId} AND "idempotencyKey" IS NOT NULL
-        AND (${owner} || ':' || substr("idempotencyKey", ${start})) IN (SELECT "idempotencyKey" FROM "Generation" WHERE "ownerId" = ${owner} AND "idempotencyKey" IS NOT NULL)`;
-    await tx.$executeRaw`UPDATE "Generation" SET "idempotencyKey" = ${owner} || ':' || substr("idempotencyKey", ${start})
-      WHERE "ownerId" = ${guestId} AND "idempotencyKey" IS NOT NULL`;
-
-    const moved = await tx.generation.findMany({
-      where: { ownerId: guestId },
-      select: { id: true },
-      orderBy: { createdAt: "desc" },
-      take: ANNOUNCED_MOVES,
-    });
-    const generations = (await tx.generation.updateMany({ where: { ownerId: guestId }, data: { ownerId: owner } })).count;
+    const { moved: generations, ids: announce } = await moveGenerationsIn(tx, { from: guestId, to: owner, announce: ANNOUNCED_MOVES });
     const uploads = (await tx.upload.updateMany({ where: { ownerId: guestId }, data: { ownerId: owner } })).count;
     await tx.uploadReservation.updateMany({ where: { ownerId: guestId }, data: { ownerId: owner } });
     const credits = await moveCredits(tx, { guestId, owner });
     if (generations || uploads) {
       await tx.guestClaim.update({ where: { guestId }, data: { generations: { increment: generations }, uploads: { increment: uploads } } });
     }
-    return { generations, uploads, credits, alreadyClaimed, announce: moved.map((g) => g.id) };
+    return { generations, uploads, credits, alreadyClaimed, announce };
   }, TRANSACTION_OPTIONS), { waitMs: BUSY_WAIT_MS });
   // After the commit: the account's open tabs on other devices get the cards.
   for (const id of result.announce) await announceGenerationChange({ id });

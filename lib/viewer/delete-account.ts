@@ -1,16 +1,17 @@
 // Deleting an account, a fresh decision: only from a session signed in within
-// the last day (a new email link or passkey otherwise). Its generations (their
-// deliveries and stored copies go with them), its uploads, its credits ledger,
-// its guest claims, its sessions, passkeys and OAuth links go in one
-// transaction (its purchases stay: they are the operator's accounting, and a
-// later refund is recorded as owed); then the stored files, which a database
-// transaction cannot take back. A file that cannot be deleted is logged with
-// its key (the row is gone, so nothing serves it).
+// the last day (a new email link or passkey otherwise). Its generations (the
+// store deletes them, with their deliveries and copy rows), its uploads, its
+// credits ledger, its guest claims, its sessions, passkeys and OAuth links go
+// in one transaction (its purchases stay: they are the operator's accounting,
+// and a later refund is recorded as owed); then the stored files, which a
+// database transaction cannot take back. A file that cannot be deleted is
+// logged with its key (the row is gone, so nothing serves it).
 import "server-only";
 import { accountOwnerId } from "@/lib/auth/session";
 import { lockCredits } from "@/lib/credits/ledger";
 import { prisma } from "@/lib/db";
 import { AppError } from "@/lib/errors";
+import { deleteGenerationsOfIn } from "@/lib/generations/store";
 import { getMediaStorage } from "@/lib/storage/storage";
 
 export type DeletedAccount = { generations: number; uploads: number; files: number };
@@ -33,17 +34,16 @@ export async function deleteAccount({ userId, sessionId, now = Date.now() }: { u
     const session = await tx.session.findUnique({ where: { id: sessionId }, select: { userId: true, createdAt: true } });
     if (session?.userId !== userId) throw new AppError("unauthorized", "Sign in to delete your account.");
     if (!signedInRecently(session.createdAt, now)) throw new AppError("fresh_sign_in_required", FRESH_SIGN_IN_MESSAGE);
-    const copies = await tx.mediaCopy.findMany({ where: { generation: { ownerId } }, select: { storageKey: true, stillKey: true } });
     const ownUploads = await tx.upload.findMany({ where: { ownerId }, select: { storageKey: true } });
     const uploads = (await tx.upload.deleteMany({ where: { ownerId } })).count;
     await tx.uploadReservation.deleteMany({ where: { ownerId } });
-    const generations = (await tx.generation.deleteMany({ where: { ownerId } })).count;
+    const { deleted: generations, storageKeys } = await deleteGenerationsOfIn(tx, { ownerId });
     await tx.creditEntry.deleteMany({ where: { ownerId } });
     await tx.creditLock.deleteMany({ where: { ownerId } });
     await tx.guestClaim.deleteMany({ where: { userId } });
     // Sessions, passkeys and OAuth links go with the user (onDelete: Cascade).
     await tx.user.delete({ where: { id: userId } });
-    const keys = [...copies.flatMap((c) => [c.storageKey, c.stillKey]), ...ownUploads.map((u) => u.storageKey)];
+    const keys = [...storageKeys, ...ownUploads.map((u) => u.storageKey)];
     return { keys: keys.filter((k): k is string => Boolean(k)), generations, uploads };
   });
   const storage = await getMediaStorage();
