@@ -117,13 +117,13 @@ describe("a showcase card", () => {
     const [alice, bob] = [app.visitor(), app.visitor()];
     const video = await sharedVideo(alice);
     const { prompt } = (await (await alice(`/api/generations/${video.id}`)).json()) as { prompt: string };
-    // Its owner's card offers everything: the video is Ready with its copy stored (the ways to continue behind "Continue…").
-    expect(buttonsIn(await page(alice, "/"), prompt)).toEqual(["Remix", "Copy prompt", "Continue…", "Use last frame as first frame", "Use first frame", "Use as reference video", "Delete"]);
-    // Everyone else's, in the gallery and on the detail page: watch, remix, copy.
+    // Its owner's card offers everything: the video is Ready with its copy stored (the ways to continue behind "Continue…", and Share).
+    expect(buttonsIn(await page(alice, "/"), prompt)).toEqual(["Remix", "Copy prompt", "Continue…", "Use last frame as first frame", "Use first frame", "Use as reference video", "Delete", "Share"]);
+    // Everyone else's, in the gallery and on the detail page: watch, remix, copy; never share.
     expect(buttonsIn(await page(bob, "/"), prompt)).toEqual(["Remix", "Copy prompt"]);
     const detail = await page(bob, `/generations/${video.id}`);
     expect(detail).toContain("Copy prompt");
-    expect(detail).not.toMatch(/>Delete<|>Use last frame as first frame</);
+    expect(detail).not.toMatch(/>Delete<|>Use last frame as first frame<|>Share</);
   });
 });
 
