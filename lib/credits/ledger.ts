@@ -111,6 +111,8 @@ export async function grantWelcomeLocked(tx: Transaction, { ownerId, visitor }: 
     select: { id: true },
   });
   if (welcomed) return "welcomed";
+  // A guest an account kept was welcomed as that guest, even once the account (and its ledger) is deleted.
+  if (await tx.guestClaim.findUnique({ where: { guestId: ownerId }, select: { guestId: true } })) return "welcomed";
   const bound = welcomeGrantsPerAddress();
   if (bound > 0) {
     const { allowed } = await hitRateLimit({ key: `welcome:${visitor}`, limit: bound, windowSeconds: WELCOME_WINDOW_SECONDS, db: tx });

@@ -40,7 +40,9 @@ export async function deleteAccount({ userId, sessionId, now = Date.now() }: { u
     const { deleted: generations, storageKeys } = await deleteGenerationsOfIn(tx, { ownerId });
     await tx.creditEntry.deleteMany({ where: { ownerId } });
     await tx.creditLock.deleteMany({ where: { ownerId } });
-    await tx.guestClaim.deleteMany({ where: { userId } });
+    // The claims of guests this account kept stay (ids and counts, nothing personal): a purchase such a guest
+    // started lands after the deletion and finds the account through them (recorded for the operator, credited to
+    // nobody), and a copy of the kept guest's cookie is never welcomed again.
     // Sessions, passkeys and OAuth links go with the user (onDelete: Cascade).
     await tx.user.delete({ where: { id: userId } });
     const keys = [...storageKeys, ...ownUploads.map((u) => u.storageKey)];
