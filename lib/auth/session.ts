@@ -10,14 +10,15 @@ export const accountOwnerId = (userId: string) => `user:${userId}`;
 const ACCOUNT_PREFIX = "user:";
 
 /**
- * Whether `ownerId` is an account that no longer exists (deleted): nothing may
- * be written for it. Read under the owner's credit lock, which deletion holds
- * while it deletes (lib/viewer/delete-account.ts): a write that waited for it
- * then finds no user. A guest is never "deleted".
+ * Whether `ownerId` is an account that was deleted: nothing may be written for
+ * it. Read under the owner's credit lock, which deletion holds while it
+ * deletes and records the deletion (lib/viewer/delete-account.ts): a write
+ * that waited for it then finds the record. A guest is never "deleted", nor
+ * an account the kit's users table never held (a fork's own sign-in).
  */
-export async function isDeletedAccount(db: Pick<Transaction, "user">, ownerId: string): Promise<boolean> {
+export async function isDeletedAccount(db: Pick<Transaction, "deletedAccount">, ownerId: string): Promise<boolean> {
   if (!ownerId.startsWith(ACCOUNT_PREFIX)) return false;
-  return (await db.user.findUnique({ where: { id: ownerId.slice(ACCOUNT_PREFIX.length) }, select: { id: true } })) === null;
+  return (await db.deletedAccount.findUnique({ where: { userId: ownerId.slice(ACCOUNT_PREFIX.length) }, select: { userId: true } })) !== null;
 }
 
 export type AccountSession = { userId: string; email: string; emailVerified: boolean; name: string; sessionId: string };

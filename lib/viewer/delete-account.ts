@@ -43,8 +43,9 @@ export async function deleteAccount({ userId, sessionId, now = Date.now() }: { u
     // The claims of guests this account kept stay (ids and counts, nothing personal): a purchase such a guest
     // started lands after the deletion and finds the account through them (recorded for the operator, credited to
     // nobody), and a copy of the kept guest's cookie is never welcomed again.
-    // Sessions, passkeys and OAuth links go with the user (onDelete: Cascade).
+    // Sessions, passkeys and OAuth links go with the user (onDelete: Cascade); what lands for it later reads this.
     await tx.user.delete({ where: { id: userId } });
+    await tx.deletedAccount.create({ data: { userId } });
     const keys = [...storageKeys, ...ownUploads.map((u) => u.storageKey)];
     return { keys: keys.filter((k): k is string => Boolean(k)), generations, uploads };
   });

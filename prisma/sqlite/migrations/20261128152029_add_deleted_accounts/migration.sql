@@ -1,0 +1,5 @@
+-- CreateTable
+CREATE TABLE "DeletedAccount" (
+    "userId" TEXT NOT NULL PRIMARY KEY,
+    "deletedAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
+);
