@@ -89,7 +89,8 @@ test("a submit in flight when the gateway dies fails honestly (0 credits, sent o
   const marker = uniqueMarker("inflight");
   await control.scenario({ match: marker, latencyMs: 1_000 });
   const inFlight = submitPrompt(app, `kiln ${marker}`);
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // The row is written just before the gateway's call, which the simulator then holds for a second: the gateway dies under it.
+  await waitFor(() => prisma.generation.findFirst({ where: { prompt: { contains: marker }, state: "SUBMITTING" } }), 60_000, "the submission's row, before its gateway call");
   await restartGateway();
   const failed = await inFlight;
   expect(failed.status).toBe(503);
