@@ -1,9 +1,10 @@
 // Deleting an account, a fresh decision: only from a session signed in within
 // the last day (a new email link or passkey otherwise). Its generations (the
 // store deletes them, with their deliveries and copy rows), its uploads, its
-// credits ledger, its guest claims, its sessions, passkeys and OAuth links go
-// in one transaction (its purchases stay: they are the operator's accounting,
-// and a later refund is recorded as owed); then the stored files, which a
+// credits ledger, its sessions, passkeys and OAuth links go in one
+// transaction, which records the deletion (its purchases and the claims of
+// the guests it kept stay: the operator's accounting, and what a late
+// purchase of such a guest finds it by); then the stored files, which a
 // database transaction cannot take back. A file that cannot be deleted is
 // logged with its key (the row is gone, so nothing serves it).
 import "server-only";
@@ -28,8 +29,8 @@ export const FRESH_SIGN_IN_MESSAGE = "Deleting your account needs a sign-in from
 export async function deleteAccount({ userId, sessionId, now = Date.now() }: { userId: string; sessionId: string; now?: number }): Promise<DeletedAccount> {
   const ownerId = accountOwnerId(userId);
   const { keys, generations, uploads } = await prisma.$transaction(async (tx) => {
-    // Under the account's credit lock: a claim, a hold, a purchase or a grant landing now waits, then finds no user
-    // (isDeletedAccount) and writes nothing for it.
+    // Under the account's credit lock: a claim, a hold, a purchase or a grant landing now waits, then finds the
+    // deletion recorded below (isDeletedAccount) and writes nothing for it.
     await lockCredits(tx, ownerId);
     const session = await tx.session.findUnique({ where: { id: sessionId }, select: { userId: true, createdAt: true } });
     if (session?.userId !== userId) throw new AppError("unauthorized", "Sign in to delete your account.");
