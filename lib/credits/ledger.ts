@@ -111,8 +111,10 @@ export async function grantWelcomeLocked(tx: Transaction, { ownerId, visitor }: 
     select: { id: true },
   });
   if (welcomed) return "welcomed";
-  // A guest an account kept was welcomed as that guest, even once the account (and its ledger) is deleted.
+  // A guest an account kept was welcomed as that guest, even once the account (and its ledger) is deleted;
+  // a deleted account is welcomed by nobody (a balance read that was on its way when it was deleted).
   if (await tx.guestClaim.findUnique({ where: { guestId: ownerId }, select: { guestId: true } })) return "welcomed";
+  if (await isDeletedAccount(tx, ownerId)) return "welcomed";
   const bound = welcomeGrantsPerAddress();
   if (bound > 0) {
     const { allowed } = await hitRateLimit({ key: `welcome:${visitor}`, limit: bound, windowSeconds: WELCOME_WINDOW_SECONDS, db: tx });

@@ -183,10 +183,13 @@ describe("races with deletion leave nothing", () => {
     expect(await rowsOf(owner, userId)).toEqual(NOTHING);
   });
 
-  test("an operator's grant to a deleted account is refused", async () => {
+  test("an operator's grant to a deleted account is refused, and a balance read that lands after makes no welcome grant for it", async () => {
     const { userId, owner, sessionId } = await account("grant-after");
     await deleteAccount({ userId, sessionId });
     await expect(adjustCredits({ ownerId: owner, amount: 40, reason: "sorry" })).rejects.toMatchObject({ code: "gone" });
+    expect(await rowsOf(owner, userId)).toEqual(NOTHING);
+    // A balance read that was on its way when the account was deleted (a header's, a submission's form).
+    expect(await showCreditBalance({ ownerId: owner, visitor: "test-address" })).toMatchObject({ credits: 0 });
     expect(await rowsOf(owner, userId)).toEqual(NOTHING);
   });
 });
