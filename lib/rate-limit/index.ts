@@ -26,8 +26,7 @@ export async function hitRateLimit({
   db?: RateLimitDb;
 }): Promise<RateLimitResult> {
   if (limit <= 0) return { allowed: true, count: 0 };
-  const windowMs = windowSeconds * 1000;
-  const windowStart = new Date(Math.floor(now / windowMs) * windowMs);
+  const { windowStart, retryAfterSeconds } = fixedWindow(now, windowSeconds);
   // A new window resets the count; the same window increments it.
   const rows = await db.$queryRaw<{ count: number | bigint }[]>`
     INSERT INTO "RateLimit" ("key", "windowStart", "count") VALUES (${key}, ${windowStart}, 1)
@@ -41,19 +40,26 @@ export async function hitRateLimit({
   // Not inside a caller's transaction: deleting other keys' rows there could wait on (and deadlock with) theirs; the cron prunes too.
   if (count === 1 && db === prisma) await pruneRateLimits({ now });
   if (count <= limit) return { allowed: true, count };
-  return { allowed: false, count, retryAfterSeconds: Math.max(1, Math.ceil((windowStart.getTime() + windowMs - now) / 1000)) };
+  return { allowed: false, count, retryAfterSeconds };
 }
 
 /**
- * Where a key's window stands, without counting a hit: what a check reads on
- * every request when only failures are counted (the access gate's password).
+ * Where keys' windows stand, without counting a hit, in one read: what a check
+ * reads on every request when only failures are counted (the access gate's
+ * password). `counts` in the order of `keys`.
  */
-export async function readRateLimit({ key, windowSeconds, now = Date.now() }: { key: string; windowSeconds: number; now?: number }): Promise<{ count: number; retryAfterSeconds: number }> {
+export async function readRateLimits({ keys, windowSeconds, now = Date.now() }: { keys: string[]; windowSeconds: number; now?: number }): Promise<{ counts: number[]; retryAfterSeconds: number }> {
+  const { windowStart, retryAfterSeconds } = fixedWindow(now, windowSeconds);
+  const rows = await prisma.rateLimit.findMany({ where: { key: { in: keys } }, select: { key: true, windowStart: true, count: true } });
+  const current = new Map(rows.filter((row) => row.windowStart.getTime() === windowStart.getTime()).map((row) => [row.key, row.count]));
+  return { counts: keys.map((key) => current.get(key) ?? 0), retryAfterSeconds };
+}
+
+/** The fixed window `now` falls in, and how long until the next one starts. */
+function fixedWindow(now: number, windowSeconds: number) {
   const windowMs = windowSeconds * 1000;
-  const windowStart = Math.floor(now / windowMs) * windowMs;
-  const row = await prisma.rateLimit.findUnique({ where: { key }, select: { windowStart: true, count: true } });
-  const count = row && row.windowStart.getTime() === windowStart ? row.count : 0;
-  return { count, retryAfterSeconds: Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000)) };
+  const windowStart = new Date(Math.floor(now / windowMs) * windowMs);
+  return { windowStart, retryAfterSeconds: Math.max(1, Math.ceil((windowStart.getTime() + windowMs - now) / 1000)) };
 }
 
 /** Forgets a key's window, e.g. the failed attempts of a sign-in that then succeeded. */

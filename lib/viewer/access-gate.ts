@@ -7,7 +7,7 @@
 // bounded too.
 import { brand } from "@/lib/brand";
 import { env } from "@/lib/env";
-import { addressKey, hitRateLimit, readRateLimit } from "@/lib/rate-limit";
+import { addressKey, hitRateLimit, readRateLimits } from "@/lib/rate-limit";
 import { safeEqual } from "./safe-equal";
 
 /** Wrong passwords one client address may send per window. */
@@ -46,14 +46,14 @@ export async function checkAccessGate({ authorization, address, now = Date.now()
   if (!env.APP_PASSWORD) return { ok: true };
   if (!authorization?.startsWith("Basic ")) return challenge();
   const key = `app-password:${addressKey(address)}`;
-  const [mine, everyone] = await Promise.all([
-    readRateLimit({ key, windowSeconds: GATE_WINDOW_SECONDS, now }),
-    readRateLimit({ key: ALL_ADDRESSES_KEY, windowSeconds: GATE_WINDOW_SECONDS, now }),
-  ]);
-  const shut = mine.count >= GATE_ATTEMPTS ? { by: "your network", ...mine } : everyone.count >= GATE_ATTEMPTS_ALL ? { by: "this server", ...everyone } : null;
-  if (shut) {
-    const minutes = Math.ceil(shut.retryAfterSeconds / 60);
-    return { ok: false, status: 429, message: `Too many wrong passwords from ${shut.by}. Try again in ${minutes} min.`, headers: { "Retry-After": String(shut.retryAfterSeconds) } };
+  const {
+    counts: [mine, everyone],
+    retryAfterSeconds,
+  } = await readRateLimits({ keys: [key, ALL_ADDRESSES_KEY], windowSeconds: GATE_WINDOW_SECONDS, now });
+  const shutBy = mine! >= GATE_ATTEMPTS ? "your network" : everyone! >= GATE_ATTEMPTS_ALL ? "this server" : null;
+  if (shutBy) {
+    const minutes = Math.ceil(retryAfterSeconds / 60);
+    return { ok: false, status: 429, message: `Too many wrong passwords from ${shutBy}. Try again in ${minutes} min.`, headers: { "Retry-After": String(retryAfterSeconds) } };
   }
   if (passwordMatches(authorization, env.APP_PASSWORD)) return { ok: true };
   const attempt = await hitRateLimit({ key, limit: GATE_ATTEMPTS, windowSeconds: GATE_WINDOW_SECONDS, now });
