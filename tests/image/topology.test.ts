@@ -23,11 +23,12 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { freePort } from "../../scripts/free-port";
 import { createClipLibrary } from "../../simulator/clips";
 import { startLocalPostgres, type LocalPostgres } from "../../scripts/local-postgres";
-import { browserFor } from "../support/accounts";
+import { askForLink, browserFor, confirmLink } from "../support/accounts";
 import { startSimulator } from "../support/global-setup";
 import { startMailSink } from "../support/mail-sink";
 import { clip, image } from "../support/media-fixtures";
 import { PaymentsControl, startPaymentsSimulator } from "../support/payments-simulator";
+import { actionIdIn, type ActionManifest } from "../support/server-actions";
 import { startS3Bucket, type S3Bucket } from "../support/s3-bucket";
 import { SimulatorControl } from "../support/simulator-control";
 import { SseReader } from "../support/sse-reader";
@@ -66,12 +67,8 @@ async function startInstance(name: "app1" | "app2") {
 }
 
 /** A server action's id in the image's build, read from its manifest (the ids are the build's). */
-let manifest: Record<string, { exportedName?: string }>;
-const actionId = (exportedName: string) => {
-  const found = Object.entries(manifest).find(([, entry]) => entry.exportedName === exportedName);
-  if (!found) throw new Error(`no server action ${exportedName} in the image`);
-  return found[0];
-};
+let manifest: ActionManifest;
+const actionId = (exportedName: string) => actionIdIn(manifest, exportedName);
 
 beforeAll(async () => {
   // The simulator's result clips, made once per machine, as the other suites' global setup does.
@@ -105,7 +102,7 @@ beforeAll(async () => {
     CREDITS_WELCOME_GRANT: "1000",
     ...bucket.env,
   };
-  manifest = (JSON.parse((await docker("run", "--rm", "--entrypoint", "cat", IMAGE, "/app/.next/server/server-reference-manifest.json")).stdout) as { node: typeof manifest }).node;
+  manifest = JSON.parse((await docker("run", "--rm", "--entrypoint", "cat", IMAGE, "/app/.next/server/server-reference-manifest.json")).stdout) as ActionManifest;
 
   // Nothing migrates at start: the instances are not ready until the job has run.
   const { stdout } = await docker("run", "--rm", "--network", "host", "-e", `DATABASE_URL=${databaseUrl}`, IMAGE, "migrate");
@@ -187,19 +184,9 @@ describe("the image behind the proxy", () => {
     const browser = browserFor(proxyUrl);
     await browser("/");
     const email = `image-${process.pid}@example.com`;
-    const body = new FormData();
-    body.set("_1_email", email);
-    body.set("0", JSON.stringify([{ status: "idle" }, "$K1"]));
-    const asked = await browser("/sign-in", { method: "POST", headers: { "Next-Action": actionId("requestSignInLink"), Accept: "text/x-component" }, body });
-    expect(await asked.text()).toContain('"status":"sent"');
-    const link = new URL((await mail.nextTo(email, { timeoutMs: 60_000 })).url!);
+    const link = new URL(await askForLink({ sink: mail, browser, email, ids: actionId }));
     expect(link.origin).toBe(proxyUrl);
-    expect((await browser(link.pathname + link.search)).status).toBe(200);
-    const pressed = await browser(link.pathname + link.search, {
-      method: "POST",
-      headers: { "Next-Action": actionId("confirmSignInLink"), Accept: "text/x-component", "Content-Type": "text/plain;charset=UTF-8" },
-      body: JSON.stringify([link.searchParams.get("token"), link.searchParams.get("asker")]),
-    });
+    const pressed = await confirmLink({ browser, link: link.href, ids: actionId });
     expect(pressed.status).toBeLessThan(400);
     expect(browser.jar.has("better-auth.session_token")).toBe(true);
     expect(await query(`SELECT id FROM "User" WHERE email = $1`, [email])).toHaveLength(1);

@@ -43,16 +43,16 @@ export type Browser = ReturnType<typeof browserFor>;
 /**
  * Asks for an email link as the sign-in page's form does (its server action,
  * over HTTP, with the browser's cookies: the app sets the asker cookie), and
- * returns the link once the mail sink has it.
+ * returns the link once the mail sink has it. `ids`: another build's action ids (the image's).
  */
-export async function askForLink({ sink, browser, email }: { sink: MailSink; browser: Browser; email: string }): Promise<string> {
+export async function askForLink({ sink, browser, email, ids = actionId }: { sink: MailSink; browser: Browser; email: string; ids?: (name: string) => string }): Promise<string> {
   const before = sink.received.length;
   // React's encoding of a form action's arguments: the form's fields (prefixed "_1_"), then the arguments
   // (the previous state and the form), last, as the server reads the fields as they stream in.
   const body = new FormData();
   body.set("_1_email", email);
   body.set("0", JSON.stringify([{ status: "idle" }, "$K1"]));
-  const response = await browser("/sign-in", { method: "POST", headers: { "Next-Action": actionId("requestSignInLink"), Accept: "text/x-component" }, body });
+  const response = await browser("/sign-in", { method: "POST", headers: { "Next-Action": ids("requestSignInLink"), Accept: "text/x-component" }, body });
   const answer = await response.text();
   expect(response.status, answer).toBe(200);
   expect(answer, "the form answers \"sent\"").toContain('"status":"sent"');
@@ -65,11 +65,11 @@ export async function askForLink({ sink, browser, email }: { sink: MailSink; bro
  * Opens an emailed link and presses its button (the page's server action, with
  * the token and tag the page bound to it). Returns the response to the press.
  */
-export async function confirmLink({ browser, link }: { browser: Browser; link: string }) {
+export async function confirmLink({ browser, link, ids = actionId }: { browser: Browser; link: string; ids?: (name: string) => string }) {
   const url = new URL(link);
   const page = await browser(url.pathname + url.search);
   expect(page.status).toBe(200);
-  return callAction(browser, "confirmSignInLink", [url.searchParams.get("token"), url.searchParams.get("asker")], url.pathname + url.search);
+  return callAction(browser, "confirmSignInLink", [url.searchParams.get("token"), url.searchParams.get("asker")], url.pathname + url.search, ids);
 }
 
 /** Signs `browser` in with a link it asked for itself. Returns the account's user id. */
