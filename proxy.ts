@@ -2,7 +2,7 @@
 // instances (with APP_PASSWORD set, HTTP Basic auth, any user name), the
 // per-address limit on public share links (/v/…), then the anonymous
 // visitor cookie that getViewer() reads (lib/viewer/). Callbacks,
-// health checks and the cron carry their own credentials, act for no viewer,
+// health checks, the cron and one-click unsubscribes carry their own credentials, act for no viewer,
 // and pass through (callbacks are kept out by the matcher, below, as well).
 import { NextResponse, type NextRequest } from "next/server";
 import { visitorAddress } from "@/lib/rate-limit";
@@ -12,9 +12,11 @@ import { viewerCookieOptions, viewerSecret, visitorCookieName } from "@/lib/view
 import { ensureViewerCookie } from "@/lib/viewer/viewer-cookie";
 
 const OPEN_PATHS = new Set(["/api/webhooks/gateway", "/api/webhooks/stripe", "/api/health", "/api/ready", "/api/ping", "/api/cron/reconcile"]);
+/** A mail provider's one-click unsubscribe carries no password or cookie: its token is its credential. */
+const UNSUBSCRIBE_PREFIX = "/api/unsubscribe/";
 
 export async function proxy(request: NextRequest) {
-  if (OPEN_PATHS.has(request.nextUrl.pathname)) return NextResponse.next();
+  if (OPEN_PATHS.has(request.nextUrl.pathname) || request.nextUrl.pathname.startsWith(UNSUBSCRIBE_PREFIX)) return NextResponse.next();
   const refusedAtGate = await accessGateRefusal(request);
   if (refusedAtGate) return refusedAtGate;
   const shared = publicShareRoute(request.nextUrl.pathname);

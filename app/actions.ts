@@ -40,11 +40,13 @@ export async function submitGenerationAction(_previous: SubmitState, formData: F
     if (key.startsWith(INPUT_PREFIX) && typeof value === "string") input[key.slice(INPUT_PREFIX.length)] = value;
   }
   const key = formData.get("idempotencyKey");
+  // The box is on the form only for a signed-in person ("emailChoice" says it was there): unticked is a choice too.
+  const emailWhenReady = formData.has("emailChoice") ? formData.get("emailWhenReady") === "on" : undefined;
   const viewer = await getViewer();
   if (!viewer) return { status: "error", message: "Sign in to create videos." };
   try {
     const { generation, error } = await submitGeneration({
-      body: { model: formData.get("model"), input },
+      body: { model: formData.get("model"), input, emailWhenReady },
       idempotencyKey: typeof key === "string" && key ? key : undefined,
       visitor: visitorKey(await headers()),
       viewer,

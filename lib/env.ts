@@ -145,6 +145,11 @@ const schema = z
     // mailbox in development; in production, email sign-in is off.
     SMTP_URL: optional(z.url({ protocol: /^smtps?$/ })),
     MAIL_FROM: optional(z.string().min(3)).default("Framehook <no-reply@localhost>"),
+    // Ready emails (lib/notifications): the wait before the first retry when the mail server
+    // fails (doubling after each failure, at most 15 minutes), and how long after the video
+    // settled the sender gives up.
+    READY_EMAIL_RETRY_MS: optional(z.coerce.number().int().min(100).max(3_600_000)).default(10_000),
+    READY_EMAIL_GIVE_UP_MS: optional(z.coerce.number().int().min(1_000).max(7 * 86_400_000)).default(6 * 3_600_000),
     // OAuth sign-in switches on when both of a provider's keys are set.
     GITHUB_CLIENT_ID: optional(z.string().min(1)),
     GITHUB_CLIENT_SECRET: optional(z.string().min(1)),

@@ -30,15 +30,36 @@ export function signInMessage({ to, url }: SignInEmail) {
 }
 
 export async function sendSignInEmail(email: SignInEmail): Promise<void> {
-  const message = signInMessage(email);
+  await deliverMail({ ...signInMessage(email), link: { url: email.url, label: "Open the sign-in link" } });
+  if (!env.SMTP_URL) console.log(`[framehook] sign-in link for ${email.to} (development mailbox, /dev/mailbox): ${email.url}`);
+}
+
+export type OutgoingMail = {
+  to: string;
+  subject: string;
+  text: string;
+  html?: string;
+  headers?: Record<string, string>;
+  /** Inline images (`cid:` in the HTML). */
+  attachments?: { filename: string; content: Buffer; contentType: string; cid: string }[];
+  /** The link the development mailbox offers for it. */
+  link: { url: string; label: string };
+};
+
+/** Sends through SMTP_URL, or stores in the development mailbox; throws when neither is possible or the server refuses. */
+export async function deliverMail({ link, ...message }: OutgoingMail): Promise<void> {
   if (env.SMTP_URL) {
     const { createTransport } = await import("nodemailer");
-    await createTransport({ url: env.SMTP_URL, connectionTimeout: 10_000, greetingTimeout: 10_000 }).sendMail(message);
+    const transport = createTransport({ url: env.SMTP_URL, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 });
+    try {
+      await transport.sendMail({ from: env.MAIL_FROM, ...message });
+    } finally {
+      transport.close();
+    }
     return;
   }
-  if (!devMailboxEnabled()) throw new Error("Email sign-in is off: set SMTP_URL (docs/accounts.md)");
-  await prisma.devMail.create({ data: { id: randomUUID(), to: message.to, subject: message.subject, text: message.text, url: email.url } });
-  console.log(`[framehook] sign-in link for ${message.to} (development mailbox, /dev/mailbox): ${email.url}`);
+  if (!devMailboxEnabled()) throw new Error("Email is off: set SMTP_URL (docs/accounts.md)");
+  await prisma.devMail.create({ data: { id: randomUUID(), to: message.to, subject: message.subject, text: message.text, url: link.url, linkLabel: link.label } });
 }
 
 /** Checks SMTP_URL's server answers and accepts our credentials, sending nothing (npm run doctor). */

@@ -12,7 +12,7 @@ import { deliveryDetail, type OutcomeWrite, type OutcomeWriter } from "./outcome
 // $10 duplicateOf, $11 record when not matched, $12 only if held;
 // a terminal change adds $13 state … $18 gatewayMetadata, $19 resultUrlsDropped,
 // and its settlement $20 kind (null: none), $21 charge, $22 key, $23 the hold's key, $24 note, $25 note over the hold,
-// $26 the note of what it collects of credits owed.
+// $26 the note of what it collects of credits owed, $27 the ready email's give-up time (null: none).
 const SET_TERMINAL = `"state" = $13::"GenerationState", "resultUrls" = $14::text, "creditsConsumed" = $15::double precision,
     "errorCode" = $16::text, "errorMessage" = $17::text, "gatewayMetadata" = $18::text, "resultUrlsDropped" = $19::integer, "completedAt" = $3::timestamp(3),`;
 
@@ -62,6 +62,13 @@ const SETTLEMENT = `, settled AS (
   SELECT s."ownerId", 'COLLECT'::"CreditEntryKind", -c."take", 'collect:' || $22::text || ':' || c."checkoutSessionId", $1, c."checkoutSessionId", $26::text, $3::timestamp(3)
   FROM shares AS c CROSS JOIN settled AS s WHERE c."take" > 0
   RETURNING "amount"
+), ready AS (
+  INSERT INTO "ReadyEmail" ("generationId", "outcome", "ownerId", "state", "attempts", "nextRunAt", "giveUpAt", "createdAt")
+  SELECT u."id", u."state"::text, u."ownerId", 'PENDING'::"ReadyEmailState", 0, $3::timestamp(3), $27::timestamp(3), $3::timestamp(3)
+  FROM updated AS u
+  WHERE $27::timestamp(3) IS NOT NULL AND u."emailWhenReady" AND u."deletedAt" IS NULL
+  ON CONFLICT DO NOTHING
+  RETURNING "id"
 )`;
 
 const statement = (set: string, settlement = "") => `WITH updated AS (
@@ -69,7 +76,7 @@ const statement = (set: string, settlement = "") => `WITH updated AS (
   WHERE "id" = $1 AND "taskId" = $2::text
     AND ("state" = 'PENDING' OR ("state" = 'FAILURE' AND "errorCode" = $5::text))
     AND ($4::timestamp(3) IS NULL OR "createdAt" > $4::timestamp(3))
-  RETURNING "id", "state", "createdAt", "updatedAt", "ownerId", "deletedAt", "callbackEnabled"
+  RETURNING "id", "state", "createdAt", "updatedAt", "ownerId", "deletedAt", "callbackEnabled", "emailWhenReady"
 ), current AS (
   SELECT "state", "taskId" FROM "Generation" WHERE "id" = $1 AND NOT EXISTS (SELECT FROM updated) FOR SHARE
 ), delivery AS (
@@ -86,7 +93,8 @@ const statement = (set: string, settlement = "") => `WITH updated AS (
 SELECT u."id", u."state", u."createdAt" AT TIME ZONE 'UTC' AS "createdAt", u."updatedAt" AT TIME ZONE 'UTC' AS "updatedAt", u."ownerId",
   u."deletedAt" AT TIME ZONE 'UTC' AS "deletedAt", u."callbackEnabled", d."id" AS "deliveryId", d."outcome"${
     settlement
-      ? `, s."kind" AS "settledKind", s."amount" AS "settledAmount", s."note" AS "settledNote", (SELECT -SUM("amount") FROM collection) AS "collected"`
+      ? `, s."kind" AS "settledKind", s."amount" AS "settledAmount", s."note" AS "settledNote", (SELECT -SUM("amount") FROM collection) AS "collected",
+        EXISTS (SELECT FROM ready) AS "readyEmail"`
       : ""
   }
 FROM (SELECT) AS one LEFT JOIN updated AS u ON true LEFT JOIN delivery AS d ON true${settlement ? " LEFT JOIN settled AS s ON true" : ""}`;
@@ -110,6 +118,7 @@ type ResultRow = {
   settledAmount?: number | null;
   settledNote?: string | null;
   collected?: number | string | null;
+  readyEmail?: boolean | null;
 };
 
 export function createPostgresOutcomeWriter(pool: pg.Pool): OutcomeWriter {
@@ -139,11 +148,12 @@ export function createPostgresOutcomeWriter(pool: pg.Pool): OutcomeWriter {
             collected: Number(result.collected ?? 0),
           }
         : null,
+      readyEmail: result.readyEmail === true,
     };
   };
 }
 
-function parameters({ generationId, taskId, change, replacesFailureCode, createdAfter, now, delivery, settlement }: OutcomeWrite): unknown[] {
+function parameters({ generationId, taskId, change, replacesFailureCode, createdAfter, now, delivery, settlement, readyEmail }: OutcomeWrite): unknown[] {
   const notMatched = delivery.ifNotMatched === "skip" ? null : delivery.ifNotMatched;
   const common = [
     generationId,
@@ -176,5 +186,6 @@ function parameters({ generationId, taskId, change, replacesFailureCode, created
     settlement?.note ?? null,
     settlement?.overNote ?? null,
     settlement?.collectNote ?? null,
+    readyEmail?.giveUpAt.toISOString() ?? null,
   ];
 }

@@ -1,5 +1,5 @@
 // The outcome write on SQLite (and libSQL servers): two statements (five
-// with a credit settlement and what it collects) in one short transaction, sent as one batch
+// with a credit settlement and what it collects, one more with a ready email) in one short transaction, sent as one batch
 // (BEGIN IMMEDIATE … COMMIT on a file, one request to a server). The delivery
 // INSERT reads changes(), the rows the UPDATE just changed, so nothing goes
 // back to JavaScript in between.
@@ -65,6 +65,18 @@ const UPDATE_COLLECTED = `UPDATE "Purchase" SET
     "updatedAt" = :now
   WHERE changes() > 0 AND EXISTS (SELECT 1 FROM "CreditEntry" e WHERE e."idempotencyKey" = 'collect:' || :settleKey || ':' || "Purchase"."checkoutSessionId")`;
 
+// The ready email this write makes due (an outbox row, lib/notifications):
+// when the generation is in the state this write set at this write's \`now\`
+// (the write that moved it) and its owner asked for one. The unique
+// (generationId, outcome) makes a second one impossible whatever happens.
+const INSERT_READY_EMAIL = `INSERT INTO "ReadyEmail" ("generationId", "outcome", "ownerId", "state", "attempts", "nextRunAt", "giveUpAt", "createdAt")
+  SELECT g."id", g."state", g."ownerId", 'PENDING', 0, :now, :giveUpAt, :now
+  FROM "Generation" g
+  WHERE g."id" = :id AND g."taskId" = :taskId AND g."state" = :state AND g."completedAt" = :now
+    AND g."emailWhenReady" AND g."deletedAt" IS NULL
+  ON CONFLICT DO NOTHING
+  RETURNING "id"`;
+
 /** DateTime as Prisma's libSQL adapter writes it (ISO 8601, "+00:00"), so that Prisma reads it back and compares it as text. */
 export const sqliteDateTime = (date: Date) => date.toISOString().replace("Z", "+00:00");
 
@@ -99,7 +111,7 @@ export function createSqliteOutcomeWriter({
     let next = 0;
     return writes.map((write, i) => {
       const mine = results.slice(next, (next += statements[i]!.length));
-      return readResult(write, mine[0]!, mine[1]!, mine[2], mine[3]);
+      return readResult(write, mine);
     });
   };
 
@@ -153,10 +165,16 @@ function statementsOf(write: OutcomeWrite): InStatement[] {
   if (write.change.kind === "terminal" && write.settlement) {
     statements.push({ sql: INSERT_SETTLEMENT, args }, { sql: INSERT_COLLECTION, args }, { sql: UPDATE_COLLECTED, args });
   }
+  if (write.change.kind === "terminal" && write.readyEmail) statements.push({ sql: INSERT_READY_EMAIL, args });
   return statements;
 }
 
-function readResult(write: OutcomeWrite, updated: ResultSet, inserted: ResultSet, settlement: ResultSet | undefined, collection: ResultSet | undefined): WrittenOutcome {
+/** The results of statementsOf's statements, in its order. */
+function readResult(write: OutcomeWrite, results: ResultSet[]): WrittenOutcome {
+  const [updated, inserted] = results as [ResultSet, ResultSet];
+  const settling = write.change.kind === "terminal" && write.settlement !== undefined;
+  const [settlement, collection] = settling ? [results[2], results[3]] : [undefined, undefined];
+  const ready = write.change.kind === "terminal" && write.readyEmail ? results[settling ? 5 : 2] : undefined;
   const row = updated.rows[0];
   const delivery = inserted.rows[0];
   const settled = settlement?.rows[0];
@@ -181,10 +199,11 @@ function readResult(write: OutcomeWrite, updated: ResultSet, inserted: ResultSet
           collected: (collection?.rows ?? []).reduce((sum, r) => sum - Number(r.amount), 0),
         }
       : null,
+    readyEmail: (ready?.rows.length ?? 0) > 0,
   };
 }
 
-function namedArgs({ generationId, taskId, change, replacesFailureCode, createdAfter, now, delivery, settlement }: OutcomeWrite): Record<string, InValue> {
+function namedArgs({ generationId, taskId, change, replacesFailureCode, createdAfter, now, delivery, settlement, readyEmail }: OutcomeWrite): Record<string, InValue> {
   const notMatched = delivery.ifNotMatched === "skip" ? null : delivery.ifNotMatched;
   const terminal: Record<string, InValue> =
     change.kind === "terminal"
@@ -207,6 +226,7 @@ function namedArgs({ generationId, taskId, change, replacesFailureCode, createdA
                 collectNote: settlement.collectNote,
               }
             : {}),
+          ...(readyEmail ? { giveUpAt: sqliteDateTime(readyEmail.giveUpAt) } : {}),
         }
       : {};
   return {

@@ -2,7 +2,8 @@
 // generation's conditional update, the delivery row that records what came of
 // it and, on a terminal change, the capture or release of the generation's
 // credit hold (lib/credits), with what it collects of credits the owner owes
-// (lib/credits/owed.ts), are stored together or not at all. One statement on PostgreSQL
+// (lib/credits/owed.ts), and the ready email it makes due (an outbox row,
+// lib/notifications), are stored together or not at all. One statement on PostgreSQL
 // (outcome-write-postgres.ts), one short transaction on SQLite
 // (outcome-write-sqlite.ts), both without Prisma's per-query cost.
 import type { DeliveryOutcome, DeliverySource, GenerationState } from "@/lib/generated/prisma/client";
@@ -53,6 +54,13 @@ export type OutcomeWrite = {
     /** The note of the COLLECT rows that take what the owner owes from what the settlement gives back. */
     collectNote: string;
   };
+  /**
+   * With a terminal change: when the write moved the row and its owner asked
+   * for an email (emailWhenReady, not deleted), a ReadyEmail row for this
+   * outcome, due now, given up at `giveUpAt`. Unique per generation and
+   * outcome: a second write finds it there.
+   */
+  readyEmail?: { giveUpAt: Date };
   now: Date;
   delivery: {
     source: DeliverySource;
@@ -79,6 +87,8 @@ export type WrittenOutcome = {
   delivery: { id: number; outcome: DeliveryOutcome } | null;
   /** The credit row that settled the hold, if this write settled it. */
   settled: { kind: "CAPTURE" | "RELEASE"; amount: number; overHold: boolean; collected: number } | null;
+  /** Whether this write made a ready email due. */
+  readyEmail: boolean;
 };
 
 export type OutcomeWriter = (write: OutcomeWrite) => Promise<WrittenOutcome>;

@@ -4,7 +4,8 @@
 // 'PENDING'), so N concurrent duplicates give one transition, and the
 // delivery row recording it, stored together or not at all; a terminal
 // transition also captures (SUCCESS) or releases (FAILURE) the generation's
-// credit hold in that same write.
+// credit hold in that same write, and makes the owner's ready email due when
+// they asked for one (sent after the commit: lib/notifications).
 import "server-only";
 import { invalidateCreditBalance } from "@/lib/gateway/balance";
 import { ledgerKey } from "@/lib/credits/ledger";
@@ -14,6 +15,7 @@ import type { OutcomeChange, OutcomeWrite, WrittenOutcome } from "@/lib/database
 import { prisma, writeOutcome } from "@/lib/db";
 import { env } from "@/lib/env";
 import { requestMediaCopies } from "@/lib/copies/copy-jobs";
+import { requestReadyEmails } from "@/lib/notifications/send-ready-emails";
 import type { DeliveryOutcome, DeliverySource } from "@/lib/generated/prisma/client";
 import type { TaskSnapshot } from "@/lib/gateway/task";
 import { traced } from "@/lib/traces/tracing";
@@ -87,8 +89,10 @@ async function write({ generationId, snapshot, source, detail }: ApplyArgs, { on
     change,
     replacesFailureCode: INFERRED_FAILURE_CODE,
     settlement,
+    readyEmail: { giveUpAt: new Date(now.getTime() + env.READY_EMAIL_GIVE_UP_MS) },
     delivery: { ...delivery, ifMatched: "APPLIED", ifNotMatched: { duplicateOf: snapshot.state, onlyIfHeld } },
   });
+  if (written.readyEmail) requestReadyEmails();
   if (written.settled?.overHold) {
     console.warn(
       `[framehook] generation ${generationId}: the gateway charged ${snapshot.creditsConsumed}, above the hold of its estimate; the user was charged the hold (the difference is the operator's)`,

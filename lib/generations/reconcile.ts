@@ -1,13 +1,14 @@
 // The cron's work: poll every stale PENDING task in batches, fail submissions
 // the process abandoned (through the store), give back the credit holds of
 // failed submissions no task claimed in time, keep the delivery log within its
-// retention bound, run the media copy jobs and delete uploaded inputs past keeping.
+// retention bound, run the media copy jobs, send the due ready emails and delete uploaded inputs past keeping.
 import "server-only";
 import { listOpenHoldsOfFailedSubmissions } from "@/lib/credits/ledger";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { expireStoredMedia, runDueMediaJobs, scheduleMediaCopies } from "@/lib/copies/copy-jobs";
 import { sweepUploads } from "@/lib/uploads/upload-cleanup";
+import { sendDueReadyEmails } from "@/lib/notifications/send-ready-emails";
 import { pruneRateLimits } from "@/lib/rate-limit";
 import { failAbandonedSubmits, releaseHoldOf } from "./store";
 import { refreshStaleGenerations } from "./refresh";
@@ -32,6 +33,7 @@ export async function reconcile(): Promise<{
   mediaJobs: number;
   mediaJobsStillRunning: number;
   deletedUploads: number;
+  readyEmails: number;
 }> {
   let polled = 0;
   for (let batch = 0; batch < MAX_BATCHES; batch++) {
@@ -60,7 +62,9 @@ export async function reconcile(): Promise<{
   // Uploaded inputs: unused ones after a few hours, a finished generation's after the retention.
   const deletedUploads = await sweepUploads();
   const media = await runDueMediaJobs({ budgetMs: env.MEDIA_CRON_BUDGET_MS });
-  return { polled, abandoned, releasedHolds, prunedDeliveries, mediaJobs: media.ran, mediaJobsStillRunning: media.stillRunning, deletedUploads };
+  // Ready emails an instance left due (a restart before its retry, a crash mid-send).
+  const readyEmails = (await sendDueReadyEmails()).sent;
+  return { polled, abandoned, releasedHolds, prunedDeliveries, mediaJobs: media.ran, mediaJobsStillRunning: media.stillRunning, deletedUploads, readyEmails };
 }
 
 /**

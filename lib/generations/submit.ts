@@ -21,6 +21,7 @@ import { idempotencyFor, replaySubmission } from "./idempotency";
 import { generationAttributes } from "./generation-trace";
 import { checkMediaInputs, gatewayInputOf, goneUploadsError } from "./media-inputs";
 import { searchText } from "./search-text";
+import { chooseReadyEmails, readyEmailsChosen } from "@/lib/notifications/email-settings";
 import { failSubmission, insertGeneration, updateGenerationIf } from "./store";
 import { describeSubmitFailure, storedCode } from "./submit-failure";
 
@@ -54,6 +55,8 @@ async function submit({ body, idempotencyKey, visitor, viewer }: SubmitArgs, spa
   const parsed = parseGenerationRequest(body);
   if (!parsed.ok) throw new AppError("invalid_input", "Check the highlighted fields.", parsed.fieldErrors);
   const { model, input } = parsed;
+  // Only an account can be emailed; its choice here becomes its default (a guest's is ignored).
+  const emailWhenReady = viewer.account ? await readyEmailChoice({ userId: viewer.account.userId, chosen: parsed.emailWhenReady }) : false;
   span.set({ "framehook.model": model.id });
 
   const idempotency = idempotencyFor({ idempotencyKey, ownerId, model: model.id, input });
@@ -103,6 +106,7 @@ async function submit({ body, idempotencyKey, visitor, viewer }: SubmitArgs, spa
         costEstimate: estimateCredits(model, duration),
         promptSearch: searchText(prompt), // feeds the gallery's search
         traceContext: currentTraceparent(),
+        emailWhenReady,
       },
       { uploadIds, hold: held === null ? undefined : { credits: held, visitor } },
     );
@@ -177,3 +181,10 @@ function isSafeToRetry(error: GatewayError): boolean {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The submission's choice when it made one (remembered as the account's default), else that default. */
+async function readyEmailChoice({ userId, chosen }: { userId: string; chosen: boolean | undefined }): Promise<boolean> {
+  if (chosen === undefined) return readyEmailsChosen({ userId });
+  await chooseReadyEmails({ userId, on: chosen });
+  return chosen;
+}

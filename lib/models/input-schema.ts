@@ -72,12 +72,14 @@ export function inputSchemaFor(model: ModelSpec) {
 export const generationRequestSchema = z.object({
   model: z.enum(MODEL_IDS, { message: "Choose one of the listed models" }),
   input: z.record(z.string(), z.unknown()),
+  /** A signed-in owner's choice of an email when it settles; left out, their default (lib/notifications). */
+  emailWhenReady: z.boolean({ message: "Must be true or false" }).optional(),
 });
 
 export type GenerationInput = Record<string, unknown> & { prompt: string };
 
 export type ParsedGenerationRequest =
-  | { ok: true; model: ModelSpec; input: GenerationInput }
+  | { ok: true; model: ModelSpec; input: GenerationInput; emailWhenReady?: boolean }
   | { ok: false; fieldErrors: Record<string, string[]> };
 
 /** Validates `{model, input}`; field errors are keyed by input field name (or "model"). */
@@ -101,5 +103,5 @@ export function parseGenerationRequest(body: unknown): ParsedGenerationRequest {
     // Back to a plain object (own keys only), which React can send to the form.
     return { ok: false, fieldErrors: { ...fieldErrors } };
   }
-  return { ok: true, model, input: input.data as GenerationInput };
+  return { ok: true, model, input: input.data as GenerationInput, emailWhenReady: request.data.emailWhenReady };
 }

@@ -10,7 +10,7 @@ import { testEngine } from "../support/test-database";
 
 const { prisma, writeOutcome } = await import("@/lib/db");
 
-async function pendingGeneration(overrides: { createdAt?: Date; state?: "PENDING" | "FAILURE"; errorCode?: string; ownerId?: string } = {}) {
+async function pendingGeneration(overrides: { createdAt?: Date; state?: "PENDING" | "FAILURE"; errorCode?: string; ownerId?: string; emailWhenReady?: boolean; deletedAt?: Date } = {}) {
   const id = `ow-${randomUUID()}`;
   const taskId = `task_${id}`;
   await prisma.generation.create({ data: { id, taskId, model: "m", prompt: "p", ownerId: "outcome-owner", state: "PENDING", ...overrides } });
@@ -92,12 +92,41 @@ describe(`the outcome write (${testEngine()})`, () => {
     expect(outcomes).toEqual(["APPLIED", ...Array(19).fill("DUPLICATE")]);
   });
 
+  test("twenty copies at once, the owner asking for an email: one ReadyEmail row, made due by the one write that moved the row", async () => {
+    const generation = await pendingGeneration({ ownerId: "user:outcome-mail", emailWhenReady: true });
+    const now = new Date();
+    const giveUpAt = new Date(now.getTime() + 60_000);
+    const results = await Promise.all(Array.from({ length: 20 }, () => writeOutcome(terminalWrite(generation, { now, readyEmail: { giveUpAt } }))));
+    expect(results.filter((r) => r.readyEmail)).toEqual(results.filter((r) => r.row !== null));
+    expect(results.filter((r) => r.readyEmail)).toHaveLength(1);
+    expect(await prisma.readyEmail.findMany({ where: { generationId: generation.id } })).toEqual([
+      expect.objectContaining({ outcome: "SUCCESS", ownerId: "user:outcome-mail", state: "PENDING", attempts: 0, nextRunAt: now, giveUpAt, createdAt: now }),
+    ]);
+  });
+
+  test("a ready email only where asked for and not deleted; an inferred failure replaced by the real success: one, for the success", async () => {
+    const giveUpAt = new Date(Date.now() + 60_000);
+    const notAsked = await pendingGeneration();
+    const deleted = await pendingGeneration({ emailWhenReady: true, deletedAt: new Date() });
+    for (const generation of [notAsked, deleted]) {
+      expect((await writeOutcome(terminalWrite(generation, { readyEmail: { giveUpAt } }))).readyEmail).toBe(false);
+    }
+    // Without `readyEmail` (the writer's caller did not ask), none either.
+    const unasked = await pendingGeneration({ emailWhenReady: true });
+    expect((await writeOutcome(terminalWrite(unasked))).readyEmail).toBe(false);
+    const inferred = await pendingGeneration({ emailWhenReady: true, state: "FAILURE", errorCode: "task_not_found" });
+    expect((await writeOutcome(terminalWrite(inferred, { readyEmail: { giveUpAt } }))).readyEmail).toBe(true);
+    expect((await writeOutcome(terminalWrite(inferred, { readyEmail: { giveUpAt } }))).readyEmail).toBe(false);
+    const rows = await prisma.readyEmail.findMany({ where: { generationId: { in: [notAsked.id, deleted.id, unasked.id, inferred.id] } } });
+    expect(rows.map((r) => [r.generationId, r.outcome])).toEqual([[inferred.id, "SUCCESS"]]);
+  });
+
   test("only if held: a row holding another task (or none) is left alone and nothing is recorded", async () => {
     const generation = await pendingGeneration();
     const held = { duplicateOf: "SUCCESS", onlyIfHeld: true } as const;
     const delivery = { source: "CALLBACK", reportedState: "SUCCESS", ifMatched: "APPLIED", ifNotMatched: held } as const;
-    expect(await writeOutcome(terminalWrite({ id: generation.id, taskId: "task_someone_else" }, { delivery }))).toEqual({ row: null, delivery: null, settled: null });
-    expect(await writeOutcome(terminalWrite({ id: `ow-missing-${randomUUID()}`, taskId: "task_x" }, { delivery }))).toEqual({ row: null, delivery: null, settled: null });
+    expect(await writeOutcome(terminalWrite({ id: generation.id, taskId: "task_someone_else" }, { delivery }))).toEqual({ row: null, delivery: null, settled: null, readyEmail: false });
+    expect(await writeOutcome(terminalWrite({ id: `ow-missing-${randomUUID()}`, taskId: "task_x" }, { delivery }))).toEqual({ row: null, delivery: null, settled: null, readyEmail: false });
     expect(await prisma.generation.findUniqueOrThrow({ where: { id: generation.id } })).toMatchObject({ state: "PENDING", completedAt: null });
     expect(await deliveriesOf(generation.id)).toEqual([]);
   });
@@ -130,7 +159,7 @@ describe(`the outcome write (${testEngine()})`, () => {
         now: new Date(),
         delivery: { source: "CALLBACK", reportedState: "SUCCESS", detail: "no URLs yet", ifMatched: "STILL_PENDING", ifNotMatched: "skip" },
       });
-    expect(await write(new Date(Date.now() - 30_000))).toEqual({ row: null, delivery: null, settled: null });
+    expect(await write(new Date(Date.now() - 30_000))).toEqual({ row: null, delivery: null, settled: null, readyEmail: false });
     expect(await write(new Date(Date.now() - 90_000))).toMatchObject({ row: { state: "PENDING" }, delivery: { outcome: "STILL_PENDING" } });
     expect((await deliveriesOf(generation.id)).map((d) => d.detail)).toEqual(["no URLs yet"]);
   });

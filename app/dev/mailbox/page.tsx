@@ -1,4 +1,4 @@
-// The development mailbox: sign-in emails `npm run dev` would have sent, when
+// The development mailbox: emails (sign-in links, videos ready) `npm run dev` would have sent, when
 // no mail transport is configured. Never in production (a 404 there, and with
 // SMTP_URL set), and only to this computer: it would let anyone open anyone's sign-in link.
 import { headers } from "next/headers";
@@ -10,7 +10,7 @@ import { prisma } from "@/lib/db";
 import { socketPeerIsLoopback } from "@/lib/viewer/peer-address";
 
 export const dynamic = "force-dynamic";
-export const metadata = { ...pageMetadata({ title: "Development mailbox", description: "Sign-in emails sent in development." }), robots: { index: false } };
+export const metadata = { ...pageMetadata({ title: "Development mailbox", description: "Emails sent in development." }), robots: { index: false } };
 
 const SHOWN = 20;
 
@@ -22,7 +22,7 @@ export default async function DevMailboxPage() {
     <main id="main" className="mx-auto max-w-2xl space-y-4 px-4 py-8 sm:px-6">
       <h1 className="text-xl font-semibold">Development mailbox</h1>
       <p className="text-sm text-zinc-600 dark:text-zinc-400">
-        No mail server is set up (SMTP_URL), so sign-in emails land here, newest first. This page does not exist in production.
+        No mail server is set up (SMTP_URL), so emails land here, newest first. This page does not exist in production.
       </p>
       {messages.length === 0 ? (
         <p className="text-sm">No emails yet. Ask for a sign-in link on the sign-in page.</p>
@@ -35,8 +35,9 @@ export default async function DevMailboxPage() {
                 <span className="text-zinc-500"> · {formatTimestamp(message.createdAt.toISOString())}</span>
               </p>
               <p className="text-sm font-semibold">{message.subject}</p>
+              <p className="whitespace-pre-line text-sm text-zinc-600 dark:text-zinc-400">{message.text}</p>
               <a href={message.url} className="inline-block rounded text-sm font-medium text-brand-700 underline dark:text-brand-400">
-                Open the sign-in link
+                {message.linkLabel}
               </a>
             </li>
           ))}
