@@ -88,10 +88,10 @@ describe.skipIf(testEngine() !== "sqlite" || !elsewhere)("npm run dev with DEV_L
     const remote = await fetch(`${from(elsewhere!)}/dev/mailbox`, { signal: AbortSignal.timeout(150_000) });
     expect(remote.status).toBe(404);
     // The mailbox's own words (its title is static metadata, in any answer of that path).
-    expect(await remote.text()).not.toContain("sign-in emails land here");
+    expect(await remote.text()).not.toContain("emails land here, newest first");
     const local = await fetch(`${from("127.0.0.1")}/dev/mailbox`, { signal: AbortSignal.timeout(150_000) });
     expect(local.status).toBe(200);
-    expect(await local.text()).toContain("sign-in emails land here");
+    expect(await local.text()).toContain("emails land here, newest first");
   }, 300_000);
 
   test("an event signed with the public development secret is taken from this computer only", async () => {
