@@ -1,6 +1,6 @@
 import { FrameSupport } from "./_components/frame-support";
 import { Gallery } from "./_components/gallery";
-import { GenerationForm } from "./_components/generation-form";
+import { GenerationForm, type ReadyEmailOffer } from "./_components/generation-form";
 import { PAGE_SIZE, type GenerationFilters } from "./_components/client-data";
 import { brand } from "@/lib/brand";
 import { formPricing } from "@/lib/credits/pricing";
@@ -11,7 +11,9 @@ import { framesUnavailableReason } from "@/lib/media/frame-support";
 import { SEARCH_MAX_LENGTH } from "@/lib/generations/search-text";
 import { DEFAULT_MODEL_ID, findModel, MODELS } from "@/lib/models/catalog";
 import { pageMetadata } from "@/lib/brand/page-metadata";
-import { getViewer } from "@/lib/viewer/get-viewer";
+import { emailSignInEnabled } from "@/lib/auth/mail";
+import { readyEmailsChosen } from "@/lib/notifications/email-settings";
+import { getViewer, type Viewer } from "@/lib/viewer/get-viewer";
 import { galleryScope } from "@/lib/viewer/with-viewer";
 
 export const dynamic = "force-dynamic";
@@ -23,10 +25,11 @@ type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 export default async function HomePage({ searchParams }: { searchParams: SearchParams }) {
   const filters = parseFilters(await searchParams);
   const viewer = await getViewer();
-  const [initialPage, completionTimes, framesUnavailable] = await Promise.all([
+  const [initialPage, completionTimes, framesUnavailable, readyEmail] = await Promise.all([
     viewer ? listGenerations({ limit: PAGE_SIZE, ...filters, owner: galleryScope(viewer) }) : { items: [], nextCursor: null },
     getCompletionTimes(),
     framesUnavailableReason(),
+    readyEmailOffer(viewer),
   ]);
   return (
     <FrameSupport reason={framesUnavailable}>
@@ -36,7 +39,7 @@ export default async function HomePage({ searchParams }: { searchParams: SearchP
           <h2 id="new-video" className="mb-3 text-base font-semibold">
             New video
           </h2>
-          <GenerationForm models={MODELS} defaultModelId={DEFAULT_MODEL_ID} pricing={formPricing()} />
+          <GenerationForm models={MODELS} defaultModelId={DEFAULT_MODEL_ID} pricing={formPricing()} readyEmail={readyEmail} />
         </section>
         <section aria-labelledby="gallery" className="min-w-0">
           <h2 id="gallery" className="mb-3 text-base font-semibold">
@@ -55,4 +58,11 @@ function parseFilters(params: Awaited<SearchParams>): GenerationFilters {
   const model = typeof params.model === "string" && findModel(params.model) ? params.model : undefined;
   const q = typeof params.q === "string" ? params.q.trim().slice(0, SEARCH_MAX_LENGTH) : "";
   return { ...(state ? { state } : {}), ...(model ? { model } : {}), ...(q ? { q } : {}) };
+}
+
+/** The box for an account (ticked as it last chose), sign-in for a guest; nothing where no email can be sent. */
+async function readyEmailOffer(viewer: Viewer | null): Promise<ReadyEmailOffer> {
+  if (!emailSignInEnabled()) return null;
+  if (!viewer?.account) return { kind: "sign-in" };
+  return { kind: "choose", chosen: await readyEmailsChosen({ userId: viewer.account.userId }) };
 }

@@ -5,7 +5,8 @@
 // no pricing: credits are off and nothing is held or shown),
 // and the answer (field errors beside fields until they are edited, refusals
 // as a message, with a link to buy credits when they ran out; focus on the
-// first field to fix).
+// first field to fix). Beside Generate, "Email me when it's ready" for a
+// signed-in person (their last choice ticked), or an offer to sign in for it.
 import Link from "next/link";
 import { useActionState, useEffect, useRef, useState, startTransition } from "react";
 import { submitGenerationAction, type SubmitState } from "@/app/actions";
@@ -25,8 +26,24 @@ const newKey = () => (typeof crypto !== "undefined" && "randomUUID" in crypto ? 
 
 const credits = (n: number) => `${n.toLocaleString("en-US")} ${n === 1 ? "credit" : "credits"}`;
 
-export function GenerationForm({ models, defaultModelId, pricing }: { models: readonly ModelSpec[]; defaultModelId: string; pricing: CreditPricing | null }) {
+/** What the form offers about ready emails: the box (and the account's default), sign-in for it, or nothing (email is off). */
+export type ReadyEmailOffer = { kind: "choose"; chosen: boolean } | { kind: "sign-in" } | null;
+
+export function GenerationForm({
+  models,
+  defaultModelId,
+  pricing,
+  readyEmail = null,
+}: {
+  models: readonly ModelSpec[];
+  defaultModelId: string;
+  pricing: CreditPricing | null;
+  readyEmail?: ReadyEmailOffer;
+}) {
   const [state, formAction, isPending] = useActionState(submitGenerationAction, initialState);
+  // The box keeps the person's choice across the form's reset after a submission (it is their default now).
+  const [emailMe, setEmailMe] = useState(readyEmail?.kind === "choose" && readyEmail.chosen);
+  const [resets, setResets] = useState(0);
   const [modelId, setModelId] = useState(defaultModelId);
   const [duration, setDuration] = useState<number | undefined>(undefined);
   // One key per submission attempt: a double click before the answer arrives
@@ -116,6 +133,7 @@ export function GenerationForm({ models, defaultModelId, pricing }: { models: re
       onReset={() => {
         setDuration(undefined);
         setRemixNotes(null);
+        setResets((n) => n + 1);
       }}
       className="space-y-4 rounded-2xl bg-white p-4 shadow-sm ring-1 ring-zinc-200 sm:p-6 dark:bg-zinc-900 dark:ring-zinc-800"
       noValidate
@@ -178,6 +196,30 @@ export function GenerationForm({ models, defaultModelId, pricing }: { models: re
           />
         ),
       )}
+
+      {readyEmail?.kind === "choose" ? (
+        <label className="flex items-center gap-2 text-sm">
+          <input type="hidden" name="emailChoice" value="1" />
+          <input
+            key={resets}
+            type="checkbox"
+            name="emailWhenReady"
+            defaultChecked={emailMe}
+            onChange={(event) => setEmailMe(event.target.checked)}
+            className="size-4 rounded border-zinc-300 accent-brand-600 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600"
+          />
+          Email me when it’s ready
+        </label>
+      ) : readyEmail?.kind === "sign-in" ? (
+        <p className="text-sm text-zinc-600 dark:text-zinc-300">
+          {/* Not named "Sign in": the header's link is. */}
+          An email when it’s ready? It needs an account:{" "}
+          <Link href="/sign-in" className="font-medium text-brand-700 underline hover:no-underline dark:text-brand-400">
+            go to sign-in
+          </Link>
+          .
+        </p>
+      ) : null}
 
       <div className="flex flex-wrap items-center justify-between gap-3 pt-2">
         {pricing ? (

@@ -6,6 +6,7 @@ import { redirect } from "next/navigation";
 import { auth } from "@/lib/auth/auth";
 import { prisma } from "@/lib/db";
 import { AppError } from "@/lib/errors";
+import { chooseReadyEmails } from "@/lib/notifications/email-settings";
 import { deleteAccount } from "@/lib/viewer/delete-account";
 import { getViewer, viewerCookieOptions, visitorCookieName } from "@/lib/viewer/get-viewer";
 
@@ -38,6 +39,13 @@ export async function signOutSession(form: FormData): Promise<void> {
     redirect("/");
   }
   redirect("/account");
+}
+
+/** The account-wide setting: an email when each video is ready (also the form's box's default). */
+export async function chooseReadyEmailsAction(form: FormData): Promise<void> {
+  const account = await signedInAccount();
+  await chooseReadyEmails({ userId: account.userId, on: form.get("readyEmails") === "on" });
+  redirect("/account?saved=emails");
 }
 
 export async function signOutEverywhere(): Promise<void> {

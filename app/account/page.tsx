@@ -1,4 +1,4 @@
-// The signed-in person's account: email, passkeys, sessions, and deleting it all.
+// The signed-in person's account: email (and the emails it gets), passkeys, sessions, and deleting it all.
 import Link from "next/link";
 import { redirect } from "next/navigation";
 import { formatTimestamp } from "@/app/_components/format";
@@ -6,7 +6,9 @@ import { pageMetadata } from "@/lib/brand/page-metadata";
 import { prisma } from "@/lib/db";
 import { signedInRecently } from "@/lib/viewer/delete-account";
 import { getViewer } from "@/lib/viewer/get-viewer";
-import { signOut, signOutEverywhere, signOutSession } from "./actions";
+import { emailSignInEnabled } from "@/lib/auth/mail";
+import { readyEmailsChosen } from "@/lib/notifications/email-settings";
+import { chooseReadyEmailsAction, signOut, signOutEverywhere, signOutSession } from "./actions";
 import { DeleteAccount } from "./_components/delete-account";
 import { Passkeys } from "./_components/passkeys";
 
@@ -16,17 +18,19 @@ export const metadata = pageMetadata({ title: "Account", description: "Your emai
 const card = "space-y-3 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-zinc-200 dark:bg-zinc-900 dark:ring-zinc-800";
 const linkButton = "rounded text-sm font-medium text-brand-700 hover:underline focus-visible:outline-2 focus-visible:outline-brand-600 dark:text-brand-400";
 
-export default async function AccountPage() {
+export default async function AccountPage({ searchParams }: { searchParams: Promise<{ saved?: string }> }) {
   const viewer = await getViewer();
   if (!viewer?.account) redirect("/sign-in");
   const { userId, email, sessionId } = viewer.account;
-  const [passkeys, sessions] = await Promise.all([
+  const saved = (await searchParams).saved === "emails";
+  const [passkeys, sessions, readyEmails] = await Promise.all([
     prisma.passkey.findMany({ where: { userId }, orderBy: { createdAt: "asc" }, select: { id: true, name: true, createdAt: true } }),
     prisma.session.findMany({
       where: { userId, expiresAt: { gt: new Date() } },
       orderBy: { createdAt: "desc" },
       select: { id: true, createdAt: true, userAgent: true },
     }),
+    readyEmailsChosen({ userId }),
   ]);
   // Deleting is a fresh decision: this browser's session must have signed in within the last day.
   const current = sessions.find((session) => session.id === sessionId);
@@ -46,6 +50,27 @@ export default async function AccountPage() {
           Email
         </h2>
         <p className="text-sm">{email}</p>
+        {emailSignInEnabled() ? (
+          <form action={chooseReadyEmailsAction} className="flex flex-wrap items-center gap-3 border-t border-zinc-200 pt-3 dark:border-zinc-800">
+            <label className="flex items-center gap-2 text-sm">
+              <input
+                type="checkbox"
+                name="readyEmails"
+                defaultChecked={readyEmails}
+                className="size-4 rounded border-zinc-300 accent-brand-600 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600"
+              />
+              Email me when each video is ready (or could not be made)
+            </label>
+            <button type="submit" className={linkButton}>
+              Save
+            </button>
+            {saved ? (
+              <p role="status" className="w-full text-sm text-emerald-700 dark:text-emerald-400">
+                {readyEmails ? "Saved: you will get an email when each video is ready." : "Saved: no emails when videos are ready."}
+              </p>
+            ) : null}
+          </form>
+        ) : null}
       </section>
       <section aria-labelledby="account-passkeys" className={card}>
         <h2 id="account-passkeys" className="text-base font-semibold">

@@ -1,7 +1,8 @@
 // Reads what a mail client shows of a raw message (as the SMTP sink received
 // it): its headers (unfolded, encoded words decoded), and its text and HTML
 // parts (quoted-printable or base64 undone), without a MIME library.
-export type MailParts = { header(name: string): string | null; text: string; html: string; attachments: string[] };
+/** `attachments`: each non-text part's Content-Type; `inline`: the HTML with its cid: images as data: URLs, as a client shows it. */
+export type MailParts = { header(name: string): string | null; text: string; html: string; attachments: string[]; inline: string };
 
 const decodeQuotedPrintable = (body: string) =>
   Buffer.from(
@@ -52,13 +53,21 @@ export function mailParts(raw: string): MailParts {
     const leaf = leaves.find((l) => (l.headers.get("content-type") ?? "").toLowerCase().startsWith(kind));
     return leaf ? decodeBody(leaf.body, leaf.headers.get("content-transfer-encoding")?.toLowerCase() ?? null) : "";
   };
+  const html = bodyOf("text/html");
+  let inline = html;
+  for (const leaf of leaves) {
+    const cid = /^<(.+)>$/.exec(leaf.headers.get("content-id") ?? "")?.[1];
+    const type = (leaf.headers.get("content-type") ?? "").split(";")[0];
+    if (cid && leaf.headers.get("content-transfer-encoding")?.toLowerCase() === "base64") inline = inline.replaceAll(`cid:${cid}`, `data:${type};base64,${leaf.body.replace(/\s+/g, "")}`);
+  }
   return {
+    inline,
     header: (name) => {
       const value = top.headers.get(name.toLowerCase());
       return value === undefined ? null : decodeWords(value);
     },
     text: bodyOf("text/plain"),
-    html: bodyOf("text/html"),
+    html,
     attachments: leaves.map((l) => l.headers.get("content-type") ?? "").filter((t) => !t.toLowerCase().startsWith("text/")),
   };
 }

@@ -53,11 +53,11 @@ export async function startMailSink({ port: chosenPort }: { port?: number } = {}
   };
 }
 
-/** What the sink received, as JSON on GET / (the end-to-end tests read sign-in links from it across processes). */
+/** What the sink received, as JSON on GET / (the end-to-end tests read sign-in links, and whole emails, from it across processes). */
 export function serveMailbox(sink: Awaited<ReturnType<typeof startMailSink>>, port: number): Promise<http.Server> {
   const server = http.createServer((_request, response) => {
     response.writeHead(200, { "Content-Type": "application/json" });
-    response.end(JSON.stringify(sink.received.map(({ to, url }) => ({ to, url }))));
+    response.end(JSON.stringify(sink.received.map(({ to, url, raw }) => ({ to, url, raw }))));
   });
   return new Promise((resolve) => server.listen(port, "127.0.0.1", () => resolve(server)));
 }
