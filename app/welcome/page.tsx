@@ -76,7 +76,7 @@ export default async function WelcomePage() {
 }
 
 /** The claim's rule for credits (docs/credits.md), said before the click: what comes, what does not, and why. */
-function CreditsNote({ guestCredits, welcomeTakenBack }: ClaimCredits) {
+function CreditsNote({ guestCredits, welcomeTakenBack }: Pick<ClaimCredits, "guestCredits" | "welcomeTakenBack">) {
   const coming = guestCredits - welcomeTakenBack;
   if (guestCredits <= 0) return null;
   return (

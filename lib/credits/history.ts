@@ -26,7 +26,8 @@ export type CreditHistoryEntry = {
 
 export async function listCreditHistory({ ownerId, limit = 50 }: { ownerId: string; limit?: number }): Promise<CreditHistoryEntry[]> {
   const rows = await prisma.creditEntry.findMany({
-    where: { ownerId },
+    // Without the 0-credit rows that record a kept guest's hold came back while nothing was owed of it (owed.ts).
+    where: { ownerId, NOT: { kind: "ADJUSTMENT", amount: 0 } },
     orderBy: { id: "desc" },
     take: Math.min(Math.max(1, limit), 200),
     select: { id: true, kind: true, amount: true, createdAt: true, generationId: true, checkoutSessionId: true, note: true, idempotencyKey: true },

@@ -13,7 +13,7 @@ import { prisma, type Transaction } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import type { CreditEntryKind } from "@/lib/generated/prisma/client";
 import { hitRateLimit } from "@/lib/rate-limit";
-import { collectOwedIn } from "./owed";
+import { collectClaimOwedIn, collectOwedIn } from "./owed";
 import { takeWelcomeGrant } from "./welcome-ceiling";
 import { formatCreditCount as formatCredits } from "./prices";
 import { welcomeGrantCredits, welcomeGrantsPerAddress } from "./pricing";
@@ -25,6 +25,8 @@ export const ledgerKey = {
   welcome: (ownerId: string) => `grant:welcome:${ownerId}`,
   /** The claim's take-back of a kept guest's unspent welcome grant (lib/viewer/claim-guest.ts). */
   keptGuestWelcome: (guestId: string) => `claim:welcome:${guestId}`,
+  /** What a settlement of a video the claim moved with its hold open pays of that take-back (lib/credits/owed.ts); the outcome write's SQL builds the same key. */
+  keptGuestHold: (guestId: string, settlementKey: string) => `claim:welcome:${guestId}:${settlementKey}`,
   hold: (generationId: string) => `hold:${generationId}`,
   capture: (generationId: string) => `capture:${generationId}`,
   release: (generationId: string) => `release:${generationId}`,
@@ -185,7 +187,8 @@ export async function releaseHoldIn(tx: Transaction, { generationId, ownerId, no
   if (settled) return 0;
   const key = ledgerKey.release(generationId);
   await appendEntry(tx, { ownerId, kind: "RELEASE", amount: -hold.amount, idempotencyKey: key, generationId, settles: generationId, note });
-  await collectOwedIn(tx, { ownerId, inflowKey: key, amount: -hold.amount, source: "a released hold" });
+  const collected = await collectOwedIn(tx, { ownerId, inflowKey: key, amount: -hold.amount, source: "a released hold" });
+  await collectClaimOwedIn(tx, { generationId, ownerId, settlementKey: key, returned: -hold.amount, left: -hold.amount - collected, source: "a released hold" });
   return -hold.amount;
 }
 

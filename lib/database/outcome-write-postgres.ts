@@ -13,6 +13,12 @@ import { deliveryDetail, type OutcomeWrite, type OutcomeWriter } from "./outcome
 // a terminal change adds $13 state … $18 gatewayMetadata, $19 resultUrlsDropped,
 // and its settlement $20 kind (null: none), $21 charge, $22 key, $23 the hold's key, $24 note, $25 note over the hold,
 // $26 the note of what it collects of credits owed, $27 the ready email's give-up time (null: none).
+
+/** The message of the cast that fails a write whose claim is not in its snapshot yet (see SETTLEMENT). */
+const CLAIM_NOT_VISIBLE = "framehook: claim not yet visible:";
+/** A claim commits once: a second run of the statement sees it. More runs are a defect, not a race. */
+const CLAIM_RETRIES = 3;
+
 const SET_TERMINAL = `"state" = $13::"GenerationState", "resultUrls" = $14::text, "creditsConsumed" = $15::double precision,
     "errorCode" = $16::text, "errorMessage" = $17::text, "gatewayMetadata" = $18::text, "resultUrlsDropped" = $19::integer, "completedAt" = $3::timestamp(3),`;
 
@@ -33,6 +39,20 @@ const SET_TERMINAL = `"state" = $13::"GenerationState", "resultUrls" = $14::text
 // so a refund being written is waited for) and reads each one's latest
 // version; `shares` takes from the oldest first, at most what came back;
 // `collected` and `collection` record it on the purchases and as COLLECT rows.
+//
+// What is left then pays what a guest claim left owed, when the generation
+// moved with that claim while its hold was open (lib/credits/owed.ts,
+// collectClaimOwedIn): `claim_debt` locks the claim's row (FOR UPDATE: a
+// concurrent settlement of another of its videos is waited for, and its
+// count of what came back is read at its latest version), `claim_take` takes
+// what the rule says once the bought credits those holds held came back,
+// `claim_returned` counts what came back, `claim_collection` writes the row
+// (0 credits when nothing is taken, as on SQLite).
+//
+// A claim that committed while this statement waited for the generation's
+// row is not in the statement's snapshot, though the row it moved is: then
+// `claim_visible` fails the statement (nothing is written) and the writer runs it
+// again, with a snapshot that sees the claim.
 const SETTLEMENT = `, settled AS (
   INSERT INTO "CreditEntry" ("ownerId", "kind", "amount", "idempotencyKey", "generationId", "settles", "note", "createdAt")
   SELECT u."ownerId", $20::text::"CreditEntryKind",
@@ -69,6 +89,29 @@ const SETTLEMENT = `, settled AS (
   WHERE $27::timestamp(3) IS NOT NULL AND u."emailWhenReady" AND u."deletedAt" IS NULL
   ON CONFLICT DO NOTHING
   RETURNING "id"
+), claim_debt AS MATERIALIZED (
+  SELECT c."guestId", c."welcomeOwed", c."heldBought", c."heldReturned", s."ownerId", s."amount" AS "back",
+    s."amount" - COALESCE((SELECT SUM(x."take") FROM shares AS x WHERE x."take" > 0), 0) AS "left"
+  FROM updated AS u JOIN "GuestClaim" AS c ON c."guestId" = u."claimedFrom" CROSS JOIN settled AS s
+  WHERE s."amount" > 0 AND c."heldReturned" < c."heldBought" + c."welcomeOwed"
+  FOR UPDATE OF c
+), claim_take AS MATERIALIZED (
+  SELECT d."guestId", d."ownerId", d."back", LEAST(
+    LEAST(d."welcomeOwed", GREATEST(0, d."heldReturned" + d."back" - d."heldBought")) - LEAST(d."welcomeOwed", GREATEST(0, d."heldReturned" - d."heldBought")),
+    d."left") AS "take"
+  FROM claim_debt AS d
+), claim_returned AS (
+  UPDATE "GuestClaim" AS c SET "heldReturned" = c."heldReturned" + t."back" FROM claim_take AS t WHERE c."guestId" = t."guestId"
+  RETURNING c."guestId"
+), claim_collection AS (
+  INSERT INTO "CreditEntry" ("ownerId", "kind", "amount", "idempotencyKey", "generationId", "note", "createdAt")
+  SELECT t."ownerId", 'ADJUSTMENT'::"CreditEntryKind", -t."take", 'claim:welcome:' || t."guestId" || ':' || $22::text, $1, $26::text, $3::timestamp(3)
+  FROM claim_take AS t
+  RETURNING "amount"
+), claim_visible AS (
+  SELECT CASE WHEN u."claimedFrom" IS NOT NULL AND NOT EXISTS (SELECT FROM "GuestClaim" AS c WHERE c."guestId" = u."claimedFrom")
+    THEN CAST('${CLAIM_NOT_VISIBLE} ' || u."claimedFrom" AS integer) ELSE 0 END AS "checked"
+  FROM updated AS u
 )`;
 
 const statement = (set: string, settlement = "") => `WITH updated AS (
@@ -76,7 +119,7 @@ const statement = (set: string, settlement = "") => `WITH updated AS (
   WHERE "id" = $1 AND "taskId" = $2::text
     AND ("state" = 'PENDING' OR ("state" = 'FAILURE' AND "errorCode" = $5::text))
     AND ($4::timestamp(3) IS NULL OR "createdAt" > $4::timestamp(3))
-  RETURNING "id", "state", "createdAt", "updatedAt", "ownerId", "deletedAt", "callbackEnabled", "emailWhenReady"
+  RETURNING "id", "state", "createdAt", "updatedAt", "ownerId", "deletedAt", "callbackEnabled", "emailWhenReady", "claimedFrom"
 ), current AS (
   SELECT "state", "taskId" FROM "Generation" WHERE "id" = $1 AND NOT EXISTS (SELECT FROM updated) FOR SHARE
 ), delivery AS (
@@ -94,7 +137,8 @@ SELECT u."id", u."state", u."createdAt" AT TIME ZONE 'UTC' AS "createdAt", u."up
   u."deletedAt" AT TIME ZONE 'UTC' AS "deletedAt", u."callbackEnabled", d."id" AS "deliveryId", d."outcome"${
     settlement
       ? `, s."kind" AS "settledKind", s."amount" AS "settledAmount", s."note" AS "settledNote", (SELECT -SUM("amount") FROM collection) AS "collected",
-        EXISTS (SELECT FROM ready) AS "readyEmail"`
+        EXISTS (SELECT FROM ready) AS "readyEmail",
+        (SELECT -SUM("amount") FROM claim_collection) AS "claimCollected", (SELECT MAX("checked") FROM claim_visible) AS "claimChecked"`
       : ""
   }
 FROM (SELECT) AS one LEFT JOIN updated AS u ON true LEFT JOIN delivery AS d ON true${settlement ? " LEFT JOIN settled AS s ON true" : ""}`;
@@ -123,7 +167,7 @@ type ResultRow = {
 
 export function createPostgresOutcomeWriter(pool: pg.Pool): OutcomeWriter {
   return async (write: OutcomeWrite) => {
-    const { rows } = await pool.query<ResultRow>(write.change.kind === "terminal" ? TERMINAL : HEARD, parameters(write));
+    const { rows } = await queryAfterClaims(pool, write.change.kind === "terminal" ? TERMINAL : HEARD, parameters(write));
     const [result] = rows;
     if (!result) throw new Error("The outcome write returned no row");
     return {
@@ -151,6 +195,17 @@ export function createPostgresOutcomeWriter(pool: pg.Pool): OutcomeWriter {
       readyEmail: result.readyEmail === true,
     };
   };
+}
+
+async function queryAfterClaims(pool: pg.Pool, sql: string, values: unknown[]) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await pool.query<ResultRow>(sql, values);
+    } catch (error) {
+      const invalidText = (error as { code?: string }).code === "22P02";
+      if (!invalidText || !String((error as Error).message).includes(CLAIM_NOT_VISIBLE) || attempt >= CLAIM_RETRIES) throw error;
+    }
+  }
 }
 
 function parameters({ generationId, taskId, change, replacesFailureCode, createdAfter, now, delivery, settlement, readyEmail }: OutcomeWrite): unknown[] {

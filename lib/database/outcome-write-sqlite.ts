@@ -1,4 +1,4 @@
-// The outcome write on SQLite (and libSQL servers): two statements (five
+// The outcome write on SQLite (and libSQL servers): two statements (seven
 // with a credit settlement and what it collects, one more with a ready email) in one short transaction, sent as one batch
 // (BEGIN IMMEDIATE … COMMIT on a file, one request to a server). The delivery
 // INSERT reads changes(), the rows the UPDATE just changed, so nothing goes
@@ -76,6 +76,27 @@ const INSERT_READY_EMAIL = `INSERT INTO "ReadyEmail" ("generationId", "outcome",
     AND g."emailWhenReady" AND g."deletedAt" IS NULL
   ON CONFLICT DO NOTHING
   RETURNING "id"`;
+
+// What is left of it pays what a guest claim left owed when this generation
+// moved with the claim while its hold was open (lib/credits/owed.ts,
+// collectClaimOwedIn): the bought credits the claim's holds held come back
+// first, then up to welcomeOwed is taken. A row is written for every
+// settlement of such a generation while that debt is open, 0 credits when
+// nothing is taken, so that its key makes the count of what came back
+// (heldReturned, the next statement: changes() is this INSERT's) happen once.
+const INSERT_CLAIM_COLLECTION = `INSERT INTO "CreditEntry" ("ownerId", "kind", "amount", "idempotencyKey", "generationId", "note", "createdAt")
+  SELECT s."ownerId", 'ADJUSTMENT',
+    -MIN(
+      MIN(c."welcomeOwed", MAX(0, c."heldReturned" + s."amount" - c."heldBought")) - MIN(c."welcomeOwed", MAX(0, c."heldReturned" - c."heldBought")),
+      s."amount" + COALESCE((SELECT SUM(e."amount") FROM "CreditEntry" e WHERE e."generationId" = :id AND e."kind" = 'COLLECT'), 0)),
+    'claim:welcome:' || c."guestId" || ':' || :settleKey, :id, :collectNote, :now
+  FROM "CreditEntry" s JOIN "Generation" g ON g."id" = :id JOIN "GuestClaim" c ON c."guestId" = g."claimedFrom"
+  WHERE s."idempotencyKey" = :settleKey AND s."amount" > 0 AND c."heldReturned" < c."heldBought" + c."welcomeOwed"
+  ON CONFLICT DO NOTHING`;
+
+const UPDATE_CLAIM_RETURNED = `UPDATE "GuestClaim" SET
+    "heldReturned" = "heldReturned" + (SELECT s."amount" FROM "CreditEntry" s WHERE s."idempotencyKey" = :settleKey)
+  WHERE changes() > 0 AND "guestId" = (SELECT g."claimedFrom" FROM "Generation" g WHERE g."id" = :id)`;
 
 /** DateTime as Prisma's libSQL adapter writes it (ISO 8601, "+00:00"), so that Prisma reads it back and compares it as text. */
 export const sqliteDateTime = (date: Date) => date.toISOString().replace("Z", "+00:00");
@@ -164,6 +185,7 @@ function statementsOf(write: OutcomeWrite): InStatement[] {
   ];
   if (write.change.kind === "terminal" && write.settlement) {
     statements.push({ sql: INSERT_SETTLEMENT, args }, { sql: INSERT_COLLECTION, args }, { sql: UPDATE_COLLECTED, args });
+    statements.push({ sql: INSERT_CLAIM_COLLECTION, args }, { sql: UPDATE_CLAIM_RETURNED, args });
   }
   if (write.change.kind === "terminal" && write.readyEmail) statements.push({ sql: INSERT_READY_EMAIL, args });
   return statements;
@@ -174,7 +196,7 @@ function readResult(write: OutcomeWrite, results: ResultSet[]): WrittenOutcome {
   const [updated, inserted] = results as [ResultSet, ResultSet];
   const settling = write.change.kind === "terminal" && write.settlement !== undefined;
   const [settlement, collection] = settling ? [results[2], results[3]] : [undefined, undefined];
-  const ready = write.change.kind === "terminal" && write.readyEmail ? results[settling ? 5 : 2] : undefined;
+  const ready = write.change.kind === "terminal" && write.readyEmail ? results[settling ? 7 : 2] : undefined;
   const row = updated.rows[0];
   const delivery = inserted.rows[0];
   const settled = settlement?.rows[0];

@@ -305,7 +305,9 @@ export function announceOutcome(row: OutcomeRow, change: Extract<OutcomeChange, 
  * owners' credit locks). Idempotency keys are "<owner>:<key>": re-prefixed,
  * except one `to` already used (its own row keeps it). Returns how many moved
  * and the newest `announce` of them, which the caller announces once its
- * transaction committed (announceGenerationChange).
+ * transaction committed (announceGenerationChange). Those whose credit hold is
+ * still open are marked `claimedFrom`: their settlement pays what the claim
+ * left owed (lib/credits/owed.ts).
  */
 export async function moveGenerationsIn(tx: Transaction, { from, to, announce }: { from: string; to: string; announce: number }): Promise<{ moved: number; ids: string[] }> {
   const start = `${from}:`.length + 1;
@@ -315,6 +317,10 @@ export async function moveGenerationsIn(tx: Transaction, { from, to, announce }:
   await tx.$executeRaw`UPDATE "Generation" SET "idempotencyKey" = ${to} || ':' || substr("idempotencyKey", ${start})
     WHERE "ownerId" = ${from} AND "idempotencyKey" IS NOT NULL`;
   const newest = await tx.generation.findMany({ where: { ownerId: from }, select: { id: true }, orderBy: { createdAt: "desc" }, take: announce });
+  await tx.$executeRaw`UPDATE "Generation" SET "claimedFrom" = ${from}
+    WHERE "ownerId" = ${from}
+      AND EXISTS (SELECT 1 FROM "CreditEntry" h WHERE h."generationId" = "Generation"."id" AND h."kind" = 'HOLD')
+      AND NOT EXISTS (SELECT 1 FROM "CreditEntry" s WHERE s."settles" = "Generation"."id")`;
   const moved = (await tx.generation.updateMany({ where: { ownerId: from }, data: { ownerId: to } })).count;
   return { moved, ids: newest.map((g) => g.id) };
 }

@@ -7,7 +7,9 @@
 // ledger row (holds of videos still in flight settle on the account) and
 // purchase. An account is welcomed once (one not yet welcomed is welcomed
 // first), and keeping never costs it credits of its own: what the guest had
-// not spent of its own grant is not added (readClaimCredits). A second run
+// not spent of its own grant is not added (readClaimCredits), and what of it
+// the guest's videos in flight hold is owed, paid by their releases (the
+// claim's row, GuestClaim.welcomeOwed; lib/credits/owed.ts). A second run
 // finds its own row and moves only what the guest made since (nothing,
 // normally: signing out starts a fresh guest). The guest's id comes from the
 // signed cookie only, never from a request body.
@@ -98,7 +100,7 @@ async function runClaim({ guestId, userId, visitor }: ClaimArgs): Promise<ClaimR
 
 /** Moves the guest's ledger rows and purchases (both owners' credit locks are held); returns the credits the account gained. */
 async function moveCredits(tx: Transaction, { guestId, owner }: { guestId: string; owner: string }): Promise<number> {
-  const { guestCredits, welcomeTakenBack } = await readClaimCredits({ guestId, owner }, tx);
+  const { guestCredits, welcomeTakenBack, welcomeOwed, heldBought } = await readClaimCredits({ guestId, owner }, tx);
   const moved = (await tx.creditEntry.updateMany({ where: { ownerId: guestId }, data: { ownerId: owner } })).count;
   await tx.purchase.updateMany({ where: { ownerId: guestId }, data: { ownerId: owner } });
   if (!moved) return 0;
@@ -111,6 +113,9 @@ async function moveCredits(tx: Transaction, { guestId, owner }: { guestId: strin
       note: "welcome credits the kept guest had not spent: an account is welcomed once",
     });
   }
+  // What its videos in flight hold cannot be taken now: their releases pay it (collectClaimOwedIn). Only a first
+  // claim finds the guest welcomed, so this is written once.
+  if (welcomeOwed > 0) await tx.guestClaim.update({ where: { guestId }, data: { welcomeOwed, heldBought } });
   return guestCredits - welcomeTakenBack;
 }
 
@@ -119,6 +124,12 @@ export type ClaimCredits = {
   guestCredits: number;
   /** The part of the guest's welcome grant that is not added to an account already welcomed. */
   welcomeTakenBack: number;
+  /**
+   * The part of it its videos in flight hold, were they all to fail: taken from what their holds give back, once
+   * `heldBought` (the bought credits they hold) came back first.
+   */
+  welcomeOwed: number;
+  heldBought: number;
 };
 
 /**
@@ -128,8 +139,10 @@ export type ClaimCredits = {
  * part of the guest's welcome grant it has not spent: free credits count as
  * spent first, so that part is at most the grant and at most what the guest
  * holds beyond what it bought. A guest that spent its grant gives nothing
- * back; bought credits always move. Read for the prompt before the click, and
- * again under both owners' locks by the claim itself.
+ * back; bought credits always move. Credits its videos in flight hold count
+ * as spent: what of the grant they hold is owed, paid by what those holds give
+ * back if the videos fail (welcomeOwed). Read for the prompt before the click,
+ * and again under both owners' locks by the claim itself.
  */
 export async function readClaimCredits({ guestId, owner }: { guestId: string; owner: string }, db: Transaction | typeof prisma = prisma): Promise<ClaimCredits> {
   const [guest, account, bought, welcome] = await Promise.all([
@@ -139,7 +152,16 @@ export async function readClaimCredits({ guestId, owner }: { guestId: string; ow
     db.creditEntry.aggregate({ where: { ownerId: guestId, kind: { in: ["PURCHASE", "REFUND", "DISPUTE", "COLLECT"] } }, _sum: { amount: true } }),
     db.creditEntry.aggregate({ where: { ownerId: guestId, kind: "GRANT", idempotencyKey: ledgerKey.welcome(guestId) }, _sum: { amount: true } }),
   ]);
-  if (!(guest.welcomed && account.welcomed)) return { guestCredits: guest.credits, welcomeTakenBack: 0 };
-  const unspentFree = Math.max(0, guest.credits - Math.max(0, Number(bought._sum.amount ?? 0)));
-  return { guestCredits: guest.credits, welcomeTakenBack: Math.min(Number(welcome._sum.amount ?? 0), unspentFree) };
+  if (!(guest.welcomed && account.welcomed)) return { guestCredits: guest.credits, welcomeTakenBack: 0, welcomeOwed: 0, heldBought: 0 };
+  const boughtNet = Math.max(0, Number(bought._sum.amount ?? 0));
+  const grant = Number(welcome._sum.amount ?? 0);
+  // What the rule takes when the guest holds `credits`: the credits held in flight count as spent until they come back.
+  const takenBackAt = (credits: number) => Math.min(grant, Math.max(0, credits - boughtNet));
+  const welcomeTakenBack = takenBackAt(guest.credits);
+  return {
+    guestCredits: guest.credits,
+    welcomeTakenBack,
+    welcomeOwed: takenBackAt(guest.credits + guest.held) - welcomeTakenBack,
+    heldBought: Math.max(0, boughtNet - guest.credits),
+  };
 }

@@ -6,13 +6,14 @@
 // claims, a claim racing a submission, and an operator's grant to a guest
 // already kept.
 import { afterAll, describe, expect, test } from "vitest";
-import { startApp } from "../support/app";
+import { startApp, waitFor } from "../support/app";
 import { browserFor, signInByEmail, type Browser } from "../support/accounts";
 import { startMailSink } from "../support/mail-sink";
 import { uniqueMarker } from "../support/simulator-control";
 
 const sink = await startMailSink();
-const app = await startApp({ env: { SMTP_URL: sink.url, SUBMIT_RATE_LIMIT: "0", CREDITS_WELCOME_GRANTS_PER_ADDRESS: "0" } });
+// The default welcome grant (25), so that a few videos hold most of it.
+const app = await startApp({ env: { SMTP_URL: sink.url, SUBMIT_RATE_LIMIT: "0", CREDITS_WELCOME_GRANTS_PER_ADDRESS: "0", CREDITS_WELCOME_GRANT: "25" } });
 const { prisma } = await import("@/lib/db");
 const { claimGuest } = await import("@/lib/viewer/claim-guest");
 const { creditBalance, showCreditBalance } = await import("@/lib/credits/balance");
@@ -21,6 +22,7 @@ const { adjustCredits } = await import("@/lib/credits/adjust");
 const { listCreditHistory } = await import("@/lib/credits/history");
 const { CREDIT_PACKS } = await import("@/lib/credits/prices");
 const { welcomeGrantCredits } = await import("@/lib/credits/pricing");
+const { releaseHoldOf } = await import("@/lib/generations/store");
 
 afterAll(async () => {
   await app.close();
@@ -170,5 +172,122 @@ describe("keeping a guest's work", () => {
       expect(await creditBalance(guestId), order).toBe(0);
       expect(await prisma.creditEntry.count({ where: { idempotencyKey: `adjustment:outage-${guestId}`, ownerId: owner } }), order).toBe(1);
     }
+  });
+});
+
+describe("keeping a guest whose videos hold its welcome credits", () => {
+  // 480p at 0.1408 USD/s, markup 1.5, a credit $0.10: 5 s holds 11 credits.
+  const HOLD_5S = 11;
+
+  /** Starts `count` 5-second videos as `b`, each failing when the test settles it (`fail(i)`). */
+  async function startFailingVideos(b: Browser, count: number) {
+    const base = uniqueMarker("held");
+    await app.simulator.scenario({ match: base, pendingMs: 600_000, outcome: "failure" });
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const response = await b("/api/generations", { method: "POST", json: { model: "alpha-2.5-text-to-video-480p", input: { prompt: `${base} v${i}.`, duration: 5 } } });
+      expect(response.status).toBe(201);
+      ids.push(((await response.json()) as { id: string }).id);
+    }
+    const fail = async (...which: number[]) => {
+      for (const i of which) expect((await app.simulator.settle(`${base} v${i}.`)).settled).toBe(1);
+      const failed = which.map((i) => ids[i]!);
+      // Each failure's callback writes the video's FAILURE and its release in one write.
+      await waitFor(
+        async () => (await prisma.creditEntry.count({ where: { kind: "RELEASE", generationId: { in: failed } } })) === failed.length,
+        60_000,
+        `the releases of videos ${which.join(", ")}`,
+      );
+    };
+    return { ids, fail };
+  }
+
+  /** A guest welcomed with the grant, that bought `bought` packs, with `videos` videos in flight; an account welcomed on its own. */
+  async function heldGuest(name: string, { videos, bought = 0 }: { videos: number; bought?: number }) {
+    const b = browser();
+    await b("/");
+    const guestId = b.guestId()!;
+    await showCreditBalance({ ownerId: guestId, visitor: "test-address" });
+    // A 100-credit pack (this suite's packs are larger).
+    const pack = { ...CREDIT_PACKS[0]!, credits: 100 };
+    for (let i = 0; i < bought; i++) {
+      await creditPaidCheckout({ checkoutSessionId: `cs_test_${guestId}_${i}`, ownerId: guestId, packId: pack.id, credits: pack.credits, amountTotal: pack.unitAmount, currency: pack.currency, paymentIntentId: null });
+    }
+    const started = await startFailingVideos(b, videos);
+    const userId = await signInByEmail({ app, sink, browser: b, email: email(name) });
+    const owner = `user:${userId}`;
+    await showCreditBalance({ ownerId: owner, visitor: "test-address" });
+    expect(await creditBalance(owner)).toBe(WELCOME);
+    return { b, guestId, userId, owner, boughtCredits: bought * pack.credits, ...started };
+  }
+
+  test("every video fails after the claim: the releases pay the welcome it held, and the account ends at its own welcome, not above", async () => {
+    const { b, guestId, userId, owner, fail } = await heldGuest("held-then-failed", { videos: 2 });
+    expect(await creditBalance(guestId)).toBe(WELCOME - 2 * HOLD_5S);
+
+    await claim(guestId, userId);
+    // Claimed again, and twice at once: nothing more is taken or owed.
+    await Promise.all([claim(guestId, userId), claim(guestId, userId)]);
+    expect(await creditBalance(owner)).toBe(WELCOME);
+
+    await fail(0, 1);
+    // "Keep them" ends where "Not now" would have: the account's own welcome, with the guest's videos.
+    expect(await creditBalance(owner)).toBe(WELCOME);
+    expect(await prisma.guestClaim.findUniqueOrThrow({ where: { guestId } })).toMatchObject({ welcomeOwed: 2 * HOLD_5S, heldBought: 0, heldReturned: 2 * HOLD_5S });
+    expect(await prisma.creditEntry.count({ where: { idempotencyKey: { startsWith: `claim:welcome:${guestId}:` }, amount: -HOLD_5S } })).toBe(2);
+    const shown = await page(b, "/credits");
+    expect(shown).toContain("Kept a guest's work: welcome credits its video held are not added again (an account is welcomed once), taken from a released hold");
+
+    // A claim run again after the releases still takes nothing more.
+    await claim(guestId, userId);
+    expect(await creditBalance(owner)).toBe(WELCOME);
+    expect(await takeBacks(guestId)).toBe(1);
+  });
+
+  test("one video fails before the claim, one after: the same end, whichever order", async () => {
+    const { guestId, userId, owner, fail } = await heldGuest("failed-around-claim", { videos: 2 });
+    await fail(0);
+    expect(await creditBalance(guestId)).toBe(WELCOME - HOLD_5S);
+    await claim(guestId, userId);
+    expect(await creditBalance(owner)).toBe(WELCOME);
+    await fail(1);
+    expect(await creditBalance(owner)).toBe(WELCOME);
+  });
+
+  test("videos failing while the claim runs: the same end, in whichever order the database puts them", async () => {
+    for (let round = 0; round < 3; round++) {
+      const { guestId, userId, owner, ids, fail } = await heldGuest(`failing-during-claim-${round}`, { videos: 2 });
+      await Promise.all([fail(0, 1), claim(guestId, userId)]);
+      // Each release lands on the owner its generation has when it is written: wait for both on the account's side.
+      await waitFor(async () => (await prisma.creditEntry.count({ where: { kind: "RELEASE", generationId: { in: ids }, ownerId: owner } })) === 2, 60_000, "the releases on the account");
+      expect(await creditBalance(owner), `round ${round}`).toBe(WELCOME);
+      expect(await creditBalance(guestId), `round ${round}`).toBe(0);
+    }
+  });
+
+  test("a hold given back by the app itself (a task the gateway lost) pays it the same way", async () => {
+    const { guestId, userId, owner, ids } = await heldGuest("lost-task", { videos: 2 });
+    await claim(guestId, userId);
+    for (const id of ids) expect(await releaseHoldOf({ id, where: { state: "PENDING" }, note: "the gateway lost the task" })).toBe(HOLD_5S);
+    expect(await creditBalance(owner)).toBe(WELCOME);
+    // Asked again: nothing more comes back, nothing more is taken.
+    expect(await releaseHoldOf({ id: ids[0]!, where: { state: "PENDING" }, note: "the gateway lost the task" })).toBe(0);
+    expect(await creditBalance(owner)).toBe(WELCOME);
+  });
+
+  test("bought credits the videos held come back first: a partial failure keeps them, all failing ends at the account's welcome and the pack", async () => {
+    const { guestId, userId, owner, boughtCredits, fail } = await heldGuest("held-bought", { videos: 11, bought: 1 });
+    const left = WELCOME + boughtCredits - 11 * HOLD_5S;
+    expect(left).toBeGreaterThanOrEqual(0);
+    expect(left).toBeLessThan(boughtCredits);
+    await claim(guestId, userId);
+    // Nothing of the welcome is left unspent yet: the guest's credits move whole.
+    expect(await creditBalance(owner)).toBe(WELCOME + left);
+    // Two fail: what comes back is bought credits the videos held, the account keeps them.
+    await fail(0, 1);
+    expect(await creditBalance(owner)).toBe(WELCOME + left + 2 * HOLD_5S);
+    // The rest fail: the guest spent nothing, so its pack comes, its welcome does not.
+    await fail(...[2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(await creditBalance(owner)).toBe(WELCOME + boughtCredits);
   });
 });
