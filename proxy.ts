@@ -7,7 +7,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { visitorAddress } from "@/lib/rate-limit";
 import { hitShareLimit, publicShareRoute } from "@/lib/sharing/share-limit";
-import { checkAccessGate } from "@/lib/viewer/access-gate";
+import { checkAccessGate, gatePassCookieName, gatePassCookieOptions } from "@/lib/viewer/access-gate";
 import { viewerCookieOptions, viewerSecret, visitorCookieName } from "@/lib/viewer/get-viewer";
 import { ensureViewerCookie } from "@/lib/viewer/viewer-cookie";
 
@@ -17,8 +17,14 @@ const UNSUBSCRIBE_PREFIX = "/api/unsubscribe/";
 
 export async function proxy(request: NextRequest) {
   if (OPEN_PATHS.has(request.nextUrl.pathname) || request.nextUrl.pathname.startsWith(UNSUBSCRIBE_PREFIX)) return NextResponse.next();
-  const refusedAtGate = await accessGateRefusal(request);
-  if (refusedAtGate) return refusedAtGate;
+  const gate = await atAccessGate(request);
+  if (gate instanceof NextResponse) return gate;
+  const response = await pastAccessGate(request);
+  if (gate.pass) response.cookies.set(gatePassCookieName(), gate.pass, gatePassCookieOptions());
+  return response;
+}
+
+async function pastAccessGate(request: NextRequest): Promise<NextResponse> {
   const shared = publicShareRoute(request.nextUrl.pathname);
   if (shared) {
     const refused = await shareLimitRefusal(request);
@@ -30,14 +36,15 @@ export async function proxy(request: NextRequest) {
 }
 
 /**
- * The access gate (lib/viewer/access-gate.ts), which counts wrong passwords in
- * the database. A database that cannot count keeps the gate shut (503): a
- * password is never compared uncounted.
+ * The access gate (lib/viewer/access-gate.ts), which counts passwords in the
+ * database: its refusal, or a pass to give the browser. A database that cannot
+ * count keeps the gate shut (503) to anyone without a pass: a password is
+ * never compared uncounted.
  */
-async function accessGateRefusal(request: NextRequest): Promise<NextResponse | null> {
+async function atAccessGate(request: NextRequest): Promise<NextResponse | { pass?: string }> {
   try {
-    const gate = await checkAccessGate({ authorization: request.headers.get("authorization"), address: visitorAddress(request.headers) });
-    return gate.ok ? null : new NextResponse(gate.message, { status: gate.status, headers: gate.headers });
+    const gate = await checkAccessGate({ authorization: request.headers.get("authorization"), cookies: request.headers.get("cookie"), address: visitorAddress(request.headers) });
+    return gate.ok ? gate : new NextResponse(gate.message, { status: gate.status, headers: gate.headers });
   } catch (error) {
     console.warn("[framehook] access gate not checked:", error instanceof Error ? error.message : error);
     return new NextResponse("The service is briefly unavailable. Please try again in a few seconds.", { status: 503, headers: { "Retry-After": "5" } });

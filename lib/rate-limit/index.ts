@@ -44,15 +44,32 @@ export async function hitRateLimit({
 }
 
 /**
- * Where keys' windows stand, without counting a hit, in one read: what a check
- * reads on every request when only failures are counted (the access gate's
- * password). `counts` in the order of `keys`.
+ * Takes one of a key's `limit` places in its window before the work it guards,
+ * or none when all are taken: one conditional upsert, so of many requests at
+ * once no more than `limit` are let through, and a refused one is not counted.
+ * releaseRateLimit gives the place back when the work turned out not to count
+ * (the access gate's right password).
  */
-export async function readRateLimits({ keys, windowSeconds, now = Date.now() }: { keys: string[]; windowSeconds: number; now?: number }): Promise<{ counts: number[]; retryAfterSeconds: number }> {
+export async function reserveRateLimit({ key, limit, windowSeconds, now = Date.now() }: { key: string; limit: number; windowSeconds: number; now?: number }): Promise<RateLimitResult & { windowStart: Date }> {
   const { windowStart, retryAfterSeconds } = fixedWindow(now, windowSeconds);
-  const rows = await prisma.rateLimit.findMany({ where: { key: { in: keys } }, select: { key: true, windowStart: true, count: true } });
-  const current = new Map(rows.filter((row) => row.windowStart.getTime() === windowStart.getTime()).map((row) => [row.key, row.count]));
-  return { counts: keys.map((key) => current.get(key) ?? 0), retryAfterSeconds };
+  // No row back: the window is this one and full. A clock behind the row's (another instance's) counts in the row's window, never resets it.
+  const rows = await prisma.$queryRaw<{ count: number | bigint; windowStart: Date }[]>`
+    INSERT INTO "RateLimit" ("key", "windowStart", "count") VALUES (${key}, ${windowStart}, 1)
+    ON CONFLICT ("key") DO UPDATE SET
+      "count" = CASE WHEN "RateLimit"."windowStart" < excluded."windowStart" THEN 1 ELSE "RateLimit"."count" + 1 END,
+      "windowStart" = CASE WHEN "RateLimit"."windowStart" < excluded."windowStart" THEN excluded."windowStart" ELSE "RateLimit"."windowStart" END
+    WHERE "RateLimit"."windowStart" < excluded."windowStart" OR "RateLimit"."count" < ${limit}
+    RETURNING "count", "windowStart"`;
+  const row = rows[0];
+  if (!row) return { allowed: false, count: limit, retryAfterSeconds, windowStart };
+  const count = Number(row.count);
+  if (count === 1) await pruneRateLimits({ now });
+  return { allowed: true, count, windowStart: new Date(row.windowStart) };
+}
+
+/** Gives back a place reserveRateLimit took, if its window is still the key's. */
+export async function releaseRateLimit({ key, windowStart }: { key: string; windowStart: Date }): Promise<void> {
+  await prisma.$executeRaw`UPDATE "RateLimit" SET "count" = "count" - 1 WHERE "key" = ${key} AND "windowStart" = ${windowStart} AND "count" > 0`;
 }
 
 /** The fixed window `now` falls in, and how long until the next one starts. */

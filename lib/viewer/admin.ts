@@ -5,10 +5,10 @@
 // in the database (every instance counts the same). A fork with roles of its
 // own replaces isAdmin() with its check.
 import "server-only";
-import { createHmac } from "node:crypto";
 import { env } from "@/lib/env";
 import { addressKey, clearRateLimit, hitRateLimit } from "@/lib/rate-limit";
 import { cookiesAreSecure, getViewer } from "./get-viewer";
+import { signPasswordSession, verifyPasswordSession } from "./password-session";
 import { safeEqual } from "./safe-equal";
 
 export const ADMIN_COOKIE = "framehook_admin";
@@ -88,21 +88,11 @@ function passwordIsRight(given: string): boolean {
   return env.ADMIN_PASSWORD !== undefined && safeEqual(given, env.ADMIN_PASSWORD);
 }
 
-/**
- * "<expires>.<mac>": the MAC is keyed by the server's secret and the password,
- * so changing ADMIN_PASSWORD signs everyone out, and a captured cookie is no
- * offline test of password guesses (the secret never leaves the server).
- */
-export function signAdminSession(password: string, now = Date.now()): string {
-  const expires = String(Math.floor(now / 1000) + SESSION_SECONDS);
-  return `${expires}.${mac(expires, password)}`;
-}
+const ADMIN_SESSION = "framehook admin session v2";
 
-export function verifyAdminSession(value: string | undefined, password: string, now = Date.now()): boolean {
-  const [expires, signature, ...rest] = (value ?? "").split(".");
-  if (rest.length || !expires || !signature || !/^\d{1,12}$/.test(expires) || Number(expires) < now / 1000) return false;
-  return safeEqual(signature, mac(expires, password));
-}
+export const signAdminSession = (password: string, now = Date.now()) => signPasswordSession({ purpose: ADMIN_SESSION, password, seconds: SESSION_SECONDS, now });
+
+export const verifyAdminSession = (value: string | undefined, password: string, now = Date.now()) => verifyPasswordSession({ purpose: ADMIN_SESSION, value, password, now });
 
 export const adminCookieOptions = () =>
   ({
@@ -112,8 +102,3 @@ export const adminCookieOptions = () =>
     path: "/admin",
     maxAge: SESSION_SECONDS,
   }) as const;
-
-function mac(payload: string, password: string): string {
-  const key = createHmac("sha256", env.AUTH_SECRET ?? env.WEBHOOK_SECRET).update("framehook admin session v2\0").update(password).digest();
-  return createHmac("sha256", key).update(payload).digest("base64url");
-}

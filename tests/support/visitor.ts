@@ -3,6 +3,8 @@
 
 /** fetch against `baseUrl` as one visitor: `visitor("/api/generations", { method: "POST", json: {...} })`. */
 export function cookieVisitor(baseUrl: string) {
+  // Every cookie the app sets, by name (the visitor's, and the access gate's pass when APP_PASSWORD is set).
+  const jar = new Map<string, string>();
   let cookie: string | undefined;
   // Concurrent first requests wait for the first answer's cookie, as a browser's page load gets it before anything else.
   let first: Promise<unknown> | undefined;
@@ -23,14 +25,23 @@ export function cookieVisitor(baseUrl: string) {
       },
       body: json === undefined ? rest.body : JSON.stringify(json),
     });
-    cookie = response.headers.get("set-cookie")?.split(";")[0] ?? cookie;
+    for (const line of response.headers.getSetCookie()) {
+      const pair = line.split(";")[0]!;
+      const name = pair.slice(0, pair.indexOf("="));
+      // An empty value or a past expiry is the app clearing the cookie.
+      if (pair.endsWith("=") || /;\s*max-age=0\b/i.test(line)) jar.delete(name);
+      else jar.set(name, pair);
+    }
+    cookie = jar.size ? [...jar.values()].join("; ") : undefined;
     return response;
   };
   /** This visitor's owner id (the id inside its signed cookie), visiting once if it has none yet. */
   const ownerId = async () => {
-    if (!cookie) await request("/api/generations?limit=1");
-    return cookie!.slice(cookie!.indexOf("=") + 1).split(".")[0]!;
+    if (!viewerCookie()) await request("/api/generations?limit=1");
+    const pair = viewerCookie()!;
+    return pair.slice(pair.indexOf("=") + 1).split(".")[0]!;
   };
+  const viewerCookie = () => jar.get("framehook_viewer") ?? jar.get("__Host-framehook_viewer");
   /** The Cookie header this visitor sends, for clients other than this fetch (an event stream). */
   const cookieHeader = async () => {
     if (!cookie) await request("/api/generations?limit=1");

@@ -43,7 +43,7 @@ const receive = withViewer(async (request, _context, viewer) => {
 /** The access gate before anything else, as proxy.ts applies it to every other route: a wrong password counts whoever sends it. */
 async function refusedAtGate(request: Request): Promise<Response | null> {
   try {
-    const gate = await checkAccessGate({ authorization: request.headers.get("authorization"), address: visitorAddress(request.headers) });
+    const gate = await checkAccessGate({ authorization: request.headers.get("authorization"), cookies: request.headers.get("cookie"), address: visitorAddress(request.headers) });
     if (gate.ok) return null;
     if (request.body) await discardRest(Readable.fromWeb(request.body as NodeReadableStream));
     return errorResponse(new AppError(gate.status === 429 ? "rate_limited" : "unauthorized", gate.message, undefined, gate.headers));
