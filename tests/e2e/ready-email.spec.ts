@@ -1,8 +1,9 @@
 // An email when a video is ready, as a person uses it: signed in, they tick
 // "Email me when it's ready" beside Generate, wait for Ready, open the email
 // (its HTML part, from the real SMTP server on loopback) and follow its link
-// to the video's page. The form and the account page are looked at at 390 px
-// and on a desktop.
+// to the video's page; the account page's setting; the email's unsubscribe
+// page, which only its button acts on. The form and the account page are
+// looked at at 390 px and on a desktop.
 import type { Page } from "@playwright/test";
 import { E2E_MAILBOX_URL } from "../../playwright.config";
 import { mailParts } from "../support/mail-parts";
@@ -31,6 +32,7 @@ test("tick the box, wait for Ready, open the email and follow its link to the vi
   // A guest is offered sign-in for it, not the box.
   await expect(page.getByRole("checkbox", { name: "Email me when it’s ready" })).toHaveCount(0);
   await expect(page.getByRole("link", { name: "go to sign-in" })).toBeVisible();
+  await page.getByRole("form", { name: "New video" }).screenshot({ path: testInfo.outputPath("form-guest.png") });
 
   await signIn(page, email);
   await gallery.goto();
@@ -58,6 +60,23 @@ test("tick the box, wait for Ready, open the email and follow its link to the vi
   const mail = mailParts(raw!);
   expect(mail.header("subject")).toBe(`Your video is ready: ${prompt}`);
 
+  // The account page has the setting for every video, on as the box left it.
+  for (const [name, size] of [["account-390", { width: 390, height: 844 }], ["account-desktop", { width: 1280, height: 900 }]] as const) {
+    await page.setViewportSize(size);
+    await page.goto("/account");
+    await expect(page.getByRole("checkbox", { name: /Email me when each video is ready/ })).toBeChecked();
+    await page.screenshot({ path: testInfo.outputPath(`${name}.png`), fullPage: true });
+  }
+  await page.getByRole("checkbox", { name: /Email me when each video is ready/ }).uncheck();
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Saved: no emails when videos are ready." })).toBeVisible();
+  await page.goto("/");
+  await expect(page.getByRole("checkbox", { name: "Email me when it’s ready" })).not.toBeChecked();
+  await page.goto("/account");
+  await page.getByRole("checkbox", { name: /Email me when each video is ready/ }).check();
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Saved: you will get an email when each video is ready." })).toBeVisible();
+
   // The email as a mail client shows it: its HTML, and its button to the video.
   const reader = await context.newPage();
   await reader.setContent(mail.inline);
@@ -68,19 +87,17 @@ test("tick the box, wait for Ready, open the email and follow its link to the vi
   await reader.getByRole("link", { name: "Watch the video" }).click();
   await expect(reader).toHaveURL(/\/generations\/[^/]+$/);
   await expect(reader.getByText(prompt).first()).toBeVisible();
-  await reader.close();
 
-  // The account page has the setting for every video, on as the box left it.
-  for (const [name, size] of [["account-390", { width: 390, height: 844 }], ["account-desktop", { width: 1280, height: 900 }]] as const) {
-    await page.setViewportSize(size);
-    await page.goto("/account");
-    const setting = page.getByRole("checkbox", { name: /Email me when each video is ready/ });
-    await expect(setting).toBeChecked();
-    await page.screenshot({ path: testInfo.outputPath(`${name}.png`), fullPage: true });
-  }
-  await page.getByRole("checkbox", { name: /Email me when each video is ready/ }).uncheck();
-  await page.getByRole("button", { name: "Save" }).click();
-  await expect(page.getByRole("status").filter({ hasText: "Saved: no emails when videos are ready." })).toBeVisible();
+  // Its "Stop these emails" link opens a page with a button; only the button unsubscribes.
+  await reader.setContent(mail.inline);
+  await reader.getByRole("link", { name: "Stop these emails" }).click();
+  await expect(reader.getByRole("heading", { name: "Stop the emails when a video is ready?" })).toBeVisible();
+  await reader.screenshot({ path: testInfo.outputPath("unsubscribe.png"), fullPage: true });
   await page.goto("/");
+  await expect(page.getByRole("checkbox", { name: "Email me when it’s ready" })).toBeChecked();
+  await reader.getByRole("button", { name: "Stop these emails" }).click();
+  await expect(reader.getByRole("heading", { name: "You will get no more of these emails" })).toBeVisible();
+  await reader.screenshot({ path: testInfo.outputPath("unsubscribed.png"), fullPage: true });
+  await page.reload();
   await expect(page.getByRole("checkbox", { name: "Email me when it’s ready" })).not.toBeChecked();
 });
