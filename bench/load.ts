@@ -11,6 +11,8 @@ export type LoadJob = {
   /** Seconds; ignored when `amount` is set. */
   duration?: number;
   amount?: number;
+  /** Requests per second across all connections (open loop: sent on schedule, whether or not earlier ones were answered, while connections are free). */
+  overallRate?: number;
   method?: "GET" | "POST";
   headers?: Record<string, string>;
   /** `headers`, when given, replace the job's for that request (e.g. a cookie per owner). */
@@ -32,6 +34,7 @@ const options: Options = {
   method: job.method ?? "GET",
   headers: job.headers ?? {},
   timeout: 10,
+  ...(job.overallRate ? { overallRate: job.overallRate } : {}),
 };
 const items = job.items;
 if (items) {
