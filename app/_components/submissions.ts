@@ -42,6 +42,7 @@ export function addSubmission(key: string, { model, prompt }: { model: string; p
     lost: false,
     gatewayMetadata: null,
     share: null,
+    batchId: null,
     createdAt: now,
     updatedAt: now,
     completedAt: null,

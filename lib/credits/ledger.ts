@@ -146,13 +146,33 @@ export function insufficientCreditsError({ needed, balance }: { needed: number; 
   );
 }
 
+/** A comparison refused whole: what it needs, what is missing. */
+export function batchInsufficientCreditsError({ needed, balance }: { needed: number; balance: number }): AppError {
+  return new AppError(
+    "insufficient_credits",
+    `This comparison needs ${formatCredits(needed)} and you have ${formatCredits(balance)}: ${formatCredits(needed - balance)} missing. ` +
+      "Buy more at /credits, or compare fewer models. Nothing was sent to the gateway.",
+  );
+}
+
 /**
  * A submission's hold, in the generation store's insert transaction:
  * `check` (before the insert) takes the owner's lock, makes the welcome grant
  * if it was never made, and refuses with 402 when the balance cannot cover
  * the hold; `record` (after the insert) writes the hold for the new generation.
+ * A comparison checks the sum of its videos' holds once and records each.
  */
-export function creditHold({ ownerId, visitor, credits }: { ownerId: string; visitor: string; credits: number }) {
+export function creditHold({
+  ownerId,
+  visitor,
+  credits,
+  refuse = insufficientCreditsError,
+}: {
+  ownerId: string;
+  visitor: string;
+  credits: number;
+  refuse?: (shortfall: { needed: number; balance: number }) => AppError;
+}) {
   if (!Number.isSafeInteger(credits) || credits < 0) throw new RangeError(`A hold must be a whole number of credits: ${credits}`);
   return {
     async check(tx: Transaction, now = new Date()): Promise<void> {
@@ -166,10 +186,11 @@ export function creditHold({ ownerId, visitor, credits }: { ownerId: string; vis
         await grantWelcomeLocked(tx, { ownerId, visitor });
         balance = await readCreditBalance(tx, ownerId);
       }
-      if (balance < credits) throw insufficientCreditsError({ needed: credits, balance });
+      if (balance < credits) throw refuse({ needed: credits, balance });
     },
-    async record(tx: Transaction, generationId: string): Promise<void> {
-      await appendEntry(tx, { ownerId, kind: "HOLD", amount: -credits, idempotencyKey: ledgerKey.hold(generationId), generationId });
+    /** `share`: a batch's hold is written per generation, each its own share of what `check` covered. */
+    async record(tx: Transaction, generationId: string, share = credits): Promise<void> {
+      await appendEntry(tx, { ownerId, kind: "HOLD", amount: -share, idempotencyKey: ledgerKey.hold(generationId), generationId });
     },
   };
 }

@@ -41,6 +41,8 @@ export type Generation = {
   showcase?: true;
   /** Its public link while its owner shares it (lib/sharing); null otherwise, and always for anyone but the owner. */
   share: ShareLink | null;
+  /** The comparison it was submitted in (lib/batches), if any; null for anyone but the owner. */
+  batchId: string | null;
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
@@ -69,6 +71,7 @@ export function toGeneration(row: GenerationRow & { mediaCopies?: MediaCopy[] },
     storedMedia: storedMedia ?? [],
     gatewayMetadata: isRecord(metadata) ? metadata : null,
     share: shareLinkOf(row),
+    batchId: row.batchId,
     ...(charge !== undefined ? { charge } : {}),
     createdAt: row.createdAt.toISOString(),
   };

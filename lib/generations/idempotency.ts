@@ -5,6 +5,7 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { prisma } from "@/lib/db";
 import { AppError, type ErrorCode } from "@/lib/errors";
+import type { Generation as GenerationRow } from "@/lib/generated/prisma/client";
 import { toGeneration } from "./generation";
 import { updateGenerationIf } from "./store";
 import type { SubmitResult } from "./submit";
@@ -68,6 +69,11 @@ export async function replaySubmission({ key, requestHash }: Idempotency): Promi
     );
   }
   if (existing.state === "SUBMITTING") throw new AppError("conflict", "This submission is still being sent to the gateway; try again in a moment.");
+  return replayedAnswer(existing);
+}
+
+/** What a repeat is answered for a generation its first request settled: the generation, with the refusal it got, if any. */
+export function replayedAnswer(existing: GenerationRow): SubmitResult {
   const generation = toGeneration(existing);
   if (existing.state !== "SUBMIT_FAILED") return { generation };
   const code = REPLAYED_ERRORS[existing.errorCode ?? ""] ?? "gateway_unavailable";

@@ -30,7 +30,7 @@ export async function getGenerationFresh(params: Parameters<typeof getGeneration
 }
 
 /** True if any task was polled; a slow gateway never holds a reader past the budget. */
-async function refreshWithinBudget(ids: string[]): Promise<boolean> {
+export async function refreshWithinBudget(ids: string[]): Promise<boolean> {
   const refresh = refreshStaleGenerations({ ids }).catch((error) => {
     console.error("[framehook] refresh failed", error);
     return 0;

@@ -10,7 +10,7 @@
 // unless the gateway may have started its task anyway (then the cron gives it
 // back once that task is no longer expected to claim it).
 import "server-only";
-import { creditHold, releaseHoldIn } from "@/lib/credits/ledger";
+import { batchInsufficientCreditsError, creditHold, releaseHoldIn } from "@/lib/credits/ledger";
 import { retryTransaction } from "@/lib/database/errors";
 import { prisma, type Transaction } from "@/lib/db";
 import { publishGenerationChange } from "@/lib/events";
@@ -91,6 +91,54 @@ export async function insertGeneration(
       : await prisma.generation.create({ data });
   void announceGenerationRow({ ...row, charge: holding ? { status: "held", credits: holding.credits } : null });
   return row;
+}
+
+type NewGeneration = { data: Prisma.GenerationUncheckedCreateInput & { ownerId: string; costEstimate: number }; uploadIds: string[]; credits: number | null };
+
+/**
+ * Inserts a comparison's generations, all or none, in one transaction: the
+ * spending caps are checked against the sum of their estimates (a batch counts
+ * as its videos), the owner's credits against the sum of their holds (a 402
+ * that says how many are missing), then `createBatch` writes the batch row and
+ * each generation is inserted with its own hold and uploads. Of ten batches
+ * racing for one balance, each finds the sum the previous ones left, under the
+ * owner's credit lock, so none is ever partly held. Every card is announced.
+ */
+export async function insertGenerationBatch(
+  videos: NewGeneration[],
+  { visitor, createBatch, now = Date.now() }: { visitor: string; createBatch: (tx: Transaction) => Promise<{ id: string }>; now?: number },
+) {
+  const [first] = videos;
+  if (!first || videos.some((v) => v.data.ownerId !== first.data.ownerId || v.data.clientKey !== first.data.clientKey)) {
+    throw new RangeError("A batch's generations share one owner and client address");
+  }
+  const costEstimate = videos.reduce((sum, v) => sum + v.data.costEstimate, 0);
+  const check = spendLimitCheck({ ownerId: first.data.ownerId, clientKey: first.data.clientKey, costEstimate, now });
+  const held = videos.every((v) => v.credits === null) ? null : videos.reduce((sum, v) => sum + (v.credits ?? 0), 0);
+  const hold = held === null ? null : creditHold({ ownerId: first.data.ownerId, visitor, credits: held, refuse: batchInsufficientCreditsError });
+  const { batch, rows } = await retryTransaction(
+    () =>
+      prisma.$transaction(async (tx) => {
+        // The same lock order as a single submit's: the caps' rows, then the owner's credits.
+        await check?.(tx);
+        await hold?.check(tx, new Date(now));
+        const batch = await createBatch(tx);
+        const rows = [];
+        for (const video of videos) {
+          const created = await tx.generation.create({ data: { ...video.data, batchId: batch.id } });
+          await claimUploadsFor(tx, { ids: video.uploadIds, ownerId: created.ownerId, generationId: created.id });
+          if (hold && video.credits !== null) await hold.record(tx, created.id, video.credits);
+          rows.push(created);
+        }
+        return { batch, rows };
+      }, TRANSACTION_OPTIONS),
+    { waitMs: BUSY_WAIT_MS },
+  );
+  rows.forEach((row, i) => {
+    const credits = videos[i]!.credits;
+    void announceGenerationRow({ ...row, charge: credits === null ? null : { status: "held", credits } });
+  });
+  return { batch, rows };
 }
 
 /**
@@ -300,7 +348,7 @@ export function announceOutcome(row: OutcomeRow, change: Extract<OutcomeChange, 
 }
 
 /**
- * Moves every generation of `from` to `to` inside the caller's transaction
+ * Moves every generation (and comparison) of `from` to `to` inside the caller's transaction
  * (the guest → account claim, lib/viewer/claim-guest.ts, which holds both
  * owners' credit locks). Idempotency keys are "<owner>:<key>": re-prefixed,
  * except one `to` already used (its own row keeps it). Returns how many moved
@@ -322,12 +370,14 @@ export async function moveGenerationsIn(tx: Transaction, { from, to, announce }:
       AND EXISTS (SELECT 1 FROM "CreditEntry" h WHERE h."generationId" = "Generation"."id" AND h."kind" = 'HOLD')
       AND NOT EXISTS (SELECT 1 FROM "CreditEntry" s WHERE s."settles" = "Generation"."id")`;
   const moved = (await tx.generation.updateMany({ where: { ownerId: from }, data: { ownerId: to } })).count;
+  // A comparison is its generations' owner's: its key keeps the guest's prefix (a repeat after the claim makes a new batch).
+  await tx.batch.updateMany({ where: { ownerId: from }, data: { ownerId: to } });
   return { moved, ids: newest.map((g) => g.id) };
 }
 
 /**
  * Deletes every generation of `ownerId` (their deliveries and copy rows go
- * with them) inside the caller's transaction (account deletion,
+ * with them, and their comparisons) inside the caller's transaction (account deletion,
  * lib/viewer/delete-account.ts); returns how many, and the storage keys of
  * their stored copies and stills, which the caller deletes once its
  * transaction committed. Not announced: the owner is gone, and so are its tabs.
@@ -335,6 +385,7 @@ export async function moveGenerationsIn(tx: Transaction, { from, to, announce }:
 export async function deleteGenerationsOfIn(tx: Transaction, { ownerId }: { ownerId: string }): Promise<{ deleted: number; storageKeys: string[] }> {
   const copies = await tx.mediaCopy.findMany({ where: { generation: { ownerId } }, select: { storageKey: true, stillKey: true } });
   const deleted = (await tx.generation.deleteMany({ where: { ownerId } })).count;
+  await tx.batch.deleteMany({ where: { ownerId } });
   return { deleted, storageKeys: copies.flatMap((c) => [c.storageKey, c.stillKey]).filter((k): k is string => Boolean(k)) };
 }
 

@@ -9,6 +9,7 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { GatewayError, submitTask } from "@/lib/gateway/client";
 import { parseGenerationRequest } from "@/lib/models/input-schema";
+import type { ModelSpec } from "@/lib/models/catalog";
 import { hitRateLimit } from "@/lib/rate-limit";
 import { estimateCredits } from "@/lib/generations/spend-limit";
 import { assertMayCreate, type Viewer } from "@/lib/viewer/get-viewer";
@@ -121,12 +122,33 @@ async function submit({ body, idempotencyKey, visitor, viewer }: SubmitArgs, spa
     throw error;
   }
 
-  const webhookUrl = callbackUrlFor(row.id);
+  return sendSubmission({ id: row.id, model, input, held });
+}
+
+/**
+ * Sends a generation just inserted (SUBMITTING, its hold written) to the
+ * gateway and records the answer: PENDING with its task, or SUBMIT_FAILED with
+ * the reason, its hold given back unless the task may have started anyway.
+ * A comparison sends each of its videos through here.
+ */
+export async function sendSubmission({
+  id,
+  model,
+  input,
+  held,
+}: {
+  id: string;
+  model: ModelSpec;
+  input: Record<string, unknown>;
+  /** What the generation holds, null with credits off: the card's charge while in flight. */
+  held: number | null;
+}): Promise<SubmitResult> {
+  const webhookUrl = callbackUrlFor(id);
   try {
     const { taskId } = await sendOnce({ model: model.id, input: gatewayInputOf(model, input), webhookUrl });
     // Conditional: a callback may already have claimed the task (see adoptTask).
     await updateGenerationIf({
-      where: { id: row.id, state: "SUBMITTING", AND: [{ taskId: null }] },
+      where: { id: id, state: "SUBMITTING", AND: [{ taskId: null }] },
       data: { taskId, state: "PENDING", callbackEnabled: webhookUrl !== undefined, lastHeardAt: new Date() },
     });
   } catch (error) {
@@ -134,7 +156,7 @@ async function submit({ body, idempotencyKey, visitor, viewer }: SubmitArgs, spa
     const failure = describeSubmitFailure(error, { followable: webhookUrl !== undefined });
     // Its hold is given back with it, unless the task may have started anyway (store.ts failSubmission).
     await failSubmission({
-      id: row.id,
+      id: id,
       data: {
         // The gateway's reason. Provisional where the request may have reached
         // the gateway: if it started the task anyway, the task's callback
@@ -145,9 +167,9 @@ async function submit({ body, idempotencyKey, visitor, viewer }: SubmitArgs, spa
         completedAt: new Date(),
       },
     });
-    return { generation: await submittedCard(row.id, held), error: failure };
+    return { generation: await submittedCard(id, held), error: failure };
   }
-  return { generation: await submittedCard(row.id, held) };
+  return { generation: await submittedCard(id, held) };
 }
 
 /**

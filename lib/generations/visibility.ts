@@ -31,7 +31,7 @@ export function visibleTo({ ownerId, shared }: OwnerScope): Prisma.GenerationWhe
  */
 export function asSeenBy(scope: OwnerScope, row: GenerationRow, charges: ReadonlyMap<string, CreditCharge>, now = Date.now()): Generation {
   if (row.ownerId === scope.ownerId) return toGeneration(row, now, charges.get(row.id) ?? null);
-  return { ...toGeneration(row, now), taskId: null, input: {}, gatewayMetadata: null, share: null, showcase: true };
+  return { ...toGeneration(row, now), taskId: null, input: {}, gatewayMetadata: null, share: null, batchId: null, showcase: true };
 }
 
 /** The generations whose charge this reader may see: their own. */

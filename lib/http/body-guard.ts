@@ -31,7 +31,7 @@ export const UPLOAD_DEADLINE_MS = 10 * 60_000;
 /** The largest body each path takes. */
 export function bodyLimitFor(pathname: string): number {
   if (pathname === "/api/webhooks/gateway") return CALLBACK_MAX_BYTES;
-  if (pathname === "/api/generations") return JSON_BODY_MAX_BYTES;
+  if (pathname === "/api/generations" || pathname === "/api/batches") return JSON_BODY_MAX_BYTES;
   if (pathname === "/api/uploads") return UPLOAD_MAX_BYTES;
   return BODY_MAX_BYTES;
 }
