@@ -3,6 +3,7 @@
 // do to its generation (retry it, delete it from the gallery, share it or stop). Thin: parse,
 // call one domain function, answer a typed state for the client.
 import { headers } from "next/headers";
+import { redirect } from "next/navigation";
 import { z } from "zod";
 import { AppError, toAppError, type ErrorCode } from "@/lib/errors";
 import type { Generation } from "@/lib/generations/generation";
@@ -15,6 +16,9 @@ import { hideGeneration } from "@/lib/generations/store";
 import type { ShareLink } from "@/lib/sharing/share-link";
 import { shareVideo, stopSharing } from "@/lib/sharing/share-video";
 import { submitGeneration } from "@/lib/generations/submit";
+import { setBatchPick } from "@/lib/batches/batch-store";
+import { submitBatch } from "@/lib/batches/submit-batch";
+import { compareFieldName, readCompareForm } from "@/lib/batches/compare-form";
 import { visitorKey } from "@/lib/rate-limit";
 import { assertMayCreate, getViewer, type Viewer } from "@/lib/viewer/get-viewer";
 
@@ -58,6 +62,41 @@ export async function submitGenerationAction(_previous: SubmitState, formData: F
     const { code, message, fields } = toAppError(error);
     return { status: "error", code, message, fieldErrors: fields };
   }
+}
+
+export type CompareState = { status: "idle" | "error"; code?: ErrorCode; message?: string; fieldErrors?: Record<string, string[]> };
+
+/** The compare form: one batch, then its comparison view. Field errors come back under the form's own names. */
+export async function submitBatchAction(_previous: CompareState, formData: FormData): Promise<CompareState> {
+  const viewer = await getViewer();
+  if (!viewer) return { status: "error", message: "Sign in to create videos." };
+  const { body, models } = readCompareForm(formData);
+  const key = formData.get("idempotencyKey");
+  let batchId: string;
+  try {
+    const { batch } = await submitBatch({
+      body,
+      idempotencyKey: typeof key === "string" && key ? key : undefined,
+      visitor: visitorKey(await headers()),
+      viewer,
+    });
+    batchId = batch.id;
+  } catch (error) {
+    const { code, message, fields } = toAppError(error);
+    const fieldErrors = fields && Object.fromEntries(Object.entries(fields).map(([name, messages]) => [compareFieldName(name, models), messages]));
+    return { status: "error", code, message, fieldErrors };
+  }
+  redirect(`/compare/${batchId}`);
+}
+
+/** Marks (or, with null, clears) the owner's pick in a comparison. */
+export async function pickBatchVideoAction(batchId: unknown, pickId: unknown): Promise<{ status: "success" | "error"; message: string }> {
+  const ids = z.object({ batchId: generationId, pickId: generationId.nullable() }).safeParse({ batchId, pickId });
+  if (!ids.success) return { status: "error", message: "No such comparison." };
+  const viewer = await getViewer();
+  if (!viewer) return { status: "error", message: "Sign in to pick." };
+  const picked = await setBatchPick({ id: ids.data.batchId, ownerId: viewer.id, pickId: ids.data.pickId });
+  return picked ? { status: "success", message: ids.data.pickId ? "Marked as your pick." : "Pick cleared." } : { status: "error", message: "No such comparison, or that video is not in it." };
 }
 
 export async function retryGenerationAction(id: unknown): Promise<CardActionState> {

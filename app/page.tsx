@@ -1,6 +1,7 @@
 import { FrameSupport } from "./_components/frame-support";
 import { Gallery } from "./_components/gallery";
-import { GenerationForm, type ReadyEmailOffer } from "./_components/generation-form";
+import type { ReadyEmailOffer } from "./_components/generation-form";
+import { NewVideoModes } from "./_components/new-video-modes";
 import { PAGE_SIZE, type GenerationFilters } from "./_components/client-data";
 import { brand } from "@/lib/brand";
 import { formPricing } from "@/lib/credits/pricing";
@@ -39,7 +40,7 @@ export default async function HomePage({ searchParams }: { searchParams: SearchP
           <h2 id="new-video" className="mb-3 text-base font-semibold">
             New video
           </h2>
-          <GenerationForm models={MODELS} defaultModelId={DEFAULT_MODEL_ID} pricing={formPricing()} readyEmail={readyEmail} />
+          <NewVideoModes models={MODELS} defaultModelId={DEFAULT_MODEL_ID} pricing={formPricing()} readyEmail={readyEmail} />
         </section>
         <section aria-labelledby="gallery" className="min-w-0">
           <h2 id="gallery" className="mb-3 text-base font-semibold">

@@ -5,9 +5,11 @@
 import { useCallback, useEffect, useMemo, useState } from "react";
 import type { CompletionTimes } from "@/lib/generations/completion-history";
 import { completionTimeKey } from "@/lib/generations/completion-time";
+import type { Generation } from "@/lib/generations/generation";
 import type { ModelSpec } from "@/lib/models/catalog";
 import { EmptyGallery } from "./empty-gallery";
 import { GalleryFilters } from "./gallery-filters";
+import { BatchCard, groupBatches } from "./batch-card";
 import { GenerationCard } from "./generation-card";
 import { GenerationViewer } from "./generation-viewer";
 import { LiveIndicator } from "./live-indicator";
@@ -124,8 +126,8 @@ export function Gallery({
           // Tiles grow with the screen: 1 column on a phone, 2 at 768 px, 3 at 1280 px, more on wide screens.
           className={`grid grid-cols-[repeat(auto-fill,minmax(min(100%,16rem),1fr))] items-start gap-4 ${stale ? "opacity-60" : ""}`}
         >
-          {generations.map((generation, index) => (
-            <li key={generation.id}>
+          {groupBatches(generations).map((entry, index) => {
+            const card = (generation: Generation) => (
               <GenerationCard
                 generation={generation}
                 firstScreen={index < FIRST_SCREEN_TILES}
@@ -135,8 +137,18 @@ export function Gallery({
                 onAnnounce={setMessage}
                 onDeleted={onDeleted}
               />
-            </li>
-          ))}
+            );
+            if (!("videos" in entry)) return <li key={entry.id}>{card(entry)}</li>;
+            return (
+              <li key={`batch:${entry.batchId}`} className="sm:col-span-2">
+                <BatchCard batchId={entry.batchId} count={entry.videos.length}>
+                  {entry.videos.map((generation) => (
+                    <li key={generation.id}>{card(generation)}</li>
+                  ))}
+                </BatchCard>
+              </li>
+            );
+          })}
         </ul>
       )}
       {viewingIndex >= 0 ? (

@@ -44,6 +44,8 @@ export function MediaField({
   errors,
   note,
   onChange,
+  name = `input.${field.name}`,
+  idScope,
 }: {
   field: MediaFieldSpec;
   modelId: string;
@@ -53,6 +55,10 @@ export function MediaField({
   note?: string;
   /** The uploaded files the field now submits, each time they change; `added`: one of them is new (not a remix's). */
   onChange?: (uploads: Uploaded[], added: boolean) => void;
+  /** What the form submits it as; a comparison names each model's own. */
+  name?: string;
+  /** Keeps ids apart where several models' fields of one name are on the page (a comparison). */
+  idScope?: string;
 }) {
   const [items, setItems] = useState<Item[]>([]);
   const [dragging, setDragging] = useState(false);
@@ -60,7 +66,7 @@ export function MediaField({
   const inputRef = useRef<HTMLInputElement>(null);
   const zoneRef = useRef<HTMLDivElement>(null);
   const baseId = useId();
-  const id = `field-${field.name}`;
+  const id = `field-${idScope ? `${idScope}-` : ""}${field.name}`;
   const maxItems = field.type === "image" ? 1 : field.maxItems;
   const video = isVideoLimits(field.limits);
   const accept = field.limits.formats.map((f) => FORMAT_CONTENT_TYPE[f]).join(",");
@@ -266,7 +272,7 @@ export function MediaField({
         {/* Said before a refusal does: nothing else shows that this model needs a file. Screen readers hear aria-required on the picker. */}
         {field.required && <span aria-hidden className="font-normal text-zinc-500 dark:text-zinc-400"> · required</span>}
       </p>
-      <input type="hidden" name={`input.${field.name}`} value={ids.join("\n")} />
+      <input type="hidden" name={name} value={ids.join("\n")} />
       <div
         ref={zoneRef}
         role="group"
