@@ -92,24 +92,25 @@ async function write({ generationId, snapshot, source, detail }: ApplyArgs, { on
     readyEmail: { giveUpAt: new Date(now.getTime() + env.READY_EMAIL_GIVE_UP_MS) },
     delivery: { ...delivery, ifMatched: "APPLIED", ifNotMatched: { duplicateOf: snapshot.state, onlyIfHeld } },
   });
-  if (written.readyEmail) requestReadyEmails();
-  if (written.settled?.overHold) {
-    console.warn(
-      `[framehook] generation ${generationId}: the gateway charged ${snapshot.creditsConsumed}, above the hold of its estimate; the user was charged the hold (the difference is the operator's)`,
-    );
-  }
-  const free = written.row && snapshot.state === "SUCCESS" && !written.settled ? await warnIfFree(generationId) : undefined;
   if (written.row) {
-    // The gateway's balance has changed: the next read asks it again.
-    invalidateCreditBalance();
-    if (snapshot.state === "SUCCESS") requestMediaCopies([generationId]);
+    // The push first: between the write and the open galleries, only what the card shows (its charge).
     const row = written.row;
+    const free = snapshot.state === "SUCCESS" && !written.settled ? await warnIfFree(generationId) : undefined;
     await chargeSettled(generationId, written.settled, settlement?.charge ?? null)
       .then((charge) => announceOutcome(row, change, charge ?? free))
       .catch((error: unknown) => {
         // Stored either way; open galleries catch up by their safety-net poll.
         console.warn(`[framehook] could not announce the change of ${generationId}:`, error);
       });
+    // The gateway's balance has changed: the next read asks it again.
+    invalidateCreditBalance();
+    if (snapshot.state === "SUCCESS") requestMediaCopies([generationId]);
+  }
+  if (written.readyEmail) requestReadyEmails();
+  if (written.settled?.overHold) {
+    console.warn(
+      `[framehook] generation ${generationId}: the gateway charged ${snapshot.creditsConsumed}, above the hold of its estimate; the user was charged the hold (the difference is the operator's)`,
+    );
   }
   return written.delivery && { outcome: written.delivery.outcome, deliveryId: written.delivery.id };
 }
