@@ -4,7 +4,7 @@
 // instances); a failure's email says why and that nothing was charged; a mail
 // server that is down delays the email, which then arrives once; a mail
 // scanner's GET of the unsubscribe links changes nothing, the one-click POST
-// unsubscribes.
+// unsubscribes. The outbox's claims: one sender per row, fenced by its attempts.
 import { afterAll, describe, expect, test } from "vitest";
 import { freePort } from "../../scripts/free-port";
 import { startApp, waitFor } from "../support/app";
@@ -228,3 +228,38 @@ describe(`ready emails (${testEngine()})`, { timeout: 240_000 }, () => {
     expect(readyMailsTo(email)).toHaveLength(1);
   });
 });
+
+const { claimReadyEmail, markReadyEmailSent, retryReadyEmailAt, READY_EMAIL_LEASE_MS } = await import("@/lib/notifications/ready-email-outbox");
+
+describe(`the outbox's claims (${testEngine()})`, () => {
+  // Due an hour from now, and claimed "then": the app's own sender (due by the real clock) leaves these rows alone.
+  const HOUR = 3_600_000;
+  const at = (ms = 0) => new Date(Date.now() + HOUR + ms);
+
+  async function dueRow() {
+    const id = `re-${uniqueMarker("claim").replace(/\W/g, "")}`;
+    await prisma.generation.create({ data: { id, model: MODEL, prompt: "p", ownerId: "user:nobody", state: "SUCCESS", emailWhenReady: true } });
+    return prisma.readyEmail.create({ data: { generationId: id, outcome: "SUCCESS", ownerId: "user:nobody", nextRunAt: at(), giveUpAt: at(HOUR), createdAt: new Date() } });
+  }
+
+  test("twenty senders at once (as instances do): one claims the row", async () => {
+    const row = await dueRow();
+    const claims = await Promise.all(Array.from({ length: 20 }, () => claimReadyEmail({ row, now: at(1_000) })));
+    expect(claims.filter((c) => c !== null)).toEqual([1]);
+    expect(await prisma.readyEmail.findUniqueOrThrow({ where: { id: row.id } })).toMatchObject({ state: "SENDING", attempts: 1 });
+  });
+
+  test("a sender whose lease lapsed: the next one claims the row, and the first can no longer settle it", async () => {
+    const row = await dueRow();
+    expect(await claimReadyEmail({ row, now: at(1_000) })).toBe(1);
+    // Still leased: nobody else gets it.
+    const leased = await prisma.readyEmail.findUniqueOrThrow({ where: { id: row.id } });
+    expect(await claimReadyEmail({ row: leased, now: at(2_000) })).toBeNull();
+    const later = at(READY_EMAIL_LEASE_MS + 2_000);
+    expect(await claimReadyEmail({ row: leased, now: later })).toBe(2);
+    expect(await retryReadyEmailAt({ id: row.id, attempts: 1 }, later, "late")).toBe(false);
+    expect(await markReadyEmailSent({ id: row.id, attempts: 2 }, later)).toBe(true);
+    expect(await prisma.readyEmail.findUniqueOrThrow({ where: { id: row.id } })).toMatchObject({ state: "SENT", attempts: 2, lastError: null });
+  });
+});
+
