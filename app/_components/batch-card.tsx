@@ -34,7 +34,7 @@ export function BatchCard({ batchId, count, children }: { batchId: string; count
     <section aria-label={`Comparison of ${count} models`} className="rounded-2xl bg-zinc-50 p-2 ring-1 ring-zinc-200 dark:bg-zinc-950 dark:ring-zinc-800">
       <div className="flex items-center justify-between gap-2 px-1 pb-2 text-sm">
         <span className="font-semibold">{count === 1 ? "1 model" : `${count} models`}</span>
-        <Link href={`/compare/${batchId}`} className="font-medium text-brand-700 underline hover:no-underline dark:text-brand-300">
+        <Link href={`/compare/${batchId}`} className="font-medium text-brand-700 underline hover:no-underline dark:text-brand-400">
           Open comparison
         </Link>
       </div>

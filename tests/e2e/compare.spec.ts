@@ -2,6 +2,8 @@
 // comparison view's columns turn Ready one by one on the live stream (no
 // reload); the pick is kept across a reload; the gallery shows the batch as
 // one card that opens the view. Screenshots at 390 px and in dark mode.
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "@playwright/test";
 import * as fixtures from "../support/media-fixtures";
 import { expect, test } from "./fixtures";
 
@@ -82,13 +84,16 @@ test("three models compared: held as one, columns turn Ready one by one, the pic
 
   await page.setViewportSize({ width: 390, height: 844 });
   await page.screenshot({ path: testInfo.outputPath("compare-390.png"), fullPage: true });
+  expect(await violations(page), "the comparison at 390 px").toEqual([]);
   await page.emulateMedia({ colorScheme: "dark" });
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.screenshot({ path: testInfo.outputPath("compare-dark.png"), fullPage: true });
+  expect(await violations(page), "the comparison, dark").toEqual([]);
   await page.goto("/");
   await page.getByRole("button", { name: "Compare models" }).click();
   for (const label of MODELS) await page.getByRole("checkbox", { name: label, exact: true }).check();
   await page.screenshot({ path: testInfo.outputPath("compare-form-dark.png"), fullPage: true });
+  expect(await violations(page), "the compare form and the batch card, dark").toEqual([]);
 
   // Only the owner sees it.
   const stranger = await page.context().browser()!.newContext();
@@ -99,8 +104,14 @@ test("three models compared: held as one, columns turn Ready one by one, the pic
   await stranger.close();
 });
 
+/** axe's WCAG 2.1 A/AA violations, as accessibility.spec.ts checks the gallery. */
+async function violations(page: Page) {
+  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
+  return results.violations.map((v) => ({ rule: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(" ")).slice(0, 5) }));
+}
+
 /** The comparison id the gallery's card links to. */
-async function idFromCard(page: import("@playwright/test").Page) {
+async function idFromCard(page: Page) {
   const href = await page.getByRole("region", { name: "Comparison of 3 models" }).getByRole("link", { name: "Open comparison" }).getAttribute("href");
   return href!.split("/").at(-1)!;
 }

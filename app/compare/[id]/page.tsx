@@ -26,7 +26,7 @@ export default async function ComparePage({ params }: Params) {
   return (
     <main id="main" className="mx-auto max-w-screen-2xl space-y-4 px-4 py-6 sm:px-6">
       <p className="text-sm">
-        <Link href="/" className="font-medium text-brand-700 underline hover:no-underline dark:text-brand-300">
+        <Link href="/" className="font-medium text-brand-700 underline hover:no-underline dark:text-brand-400">
           ← Gallery
         </Link>
       </p>

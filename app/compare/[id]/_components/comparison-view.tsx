@@ -140,7 +140,7 @@ function Column({
         <dd className="text-right">{charge ?? "—"}</dd>
       </dl>
       <div className="mt-auto flex items-center justify-between gap-2 text-sm">
-        <Link href={`/generations/${g.id}`} className="font-medium text-brand-700 underline hover:no-underline dark:text-brand-300">
+        <Link href={`/generations/${g.id}`} className="font-medium text-brand-700 underline hover:no-underline dark:text-brand-400">
           Details
         </Link>
         {g.state === "SUCCESS" ? (
