@@ -14,6 +14,7 @@ import { benchLiveGallery } from "./benchmarks/live-gallery";
 import { benchMediaCopy } from "./benchmarks/media-copy";
 import { benchPollingCost } from "./benchmarks/polling-cost";
 import { benchSubmitHolds } from "./benchmarks/submit-holds";
+import { benchCompareSubmit } from "./benchmarks/compare-submit";
 import { benchUploads } from "./benchmarks/uploads";
 import { openDatabase, type BenchDb } from "./db";
 import { DATABASE_BOUND, distDirOf, type BenchEngine } from "./engines";
@@ -76,6 +77,7 @@ try {
     ["8. Gallery at real size", () => benchGalleryRealSize(running, database)],
     ["9. Uploads", () => benchUploads(running)],
     ["10. Submit with credit holds", () => benchSubmitHolds(running, database)],
+    ["11. Compare submit", () => benchCompareSubmit(running, database)],
   ];
   for (const [title, run] of benchmarks) if (selected(title)) result.sections.push(await attempt(title, run));
   result.failed = result.sections.some((s) => s.targets.some((t) => t.label === "benchmark ran"));
