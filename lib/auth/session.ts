@@ -9,6 +9,9 @@ export const accountOwnerId = (userId: string) => `user:${userId}`;
 
 const ACCOUNT_PREFIX = "user:";
 
+/** Whether `ownerId` is an account's (a guest's is its visitor id): only an account can be deleted. */
+export const isAccountOwner = (ownerId: string) => ownerId.startsWith(ACCOUNT_PREFIX);
+
 /**
  * Whether `ownerId` is an account that was deleted: nothing may be written for
  * it. Read under the owner's credit lock, which deletion holds while it
@@ -17,7 +20,7 @@ const ACCOUNT_PREFIX = "user:";
  * an account the kit's users table never held (a fork's own sign-in).
  */
 export async function isDeletedAccount(db: Pick<Transaction, "deletedAccount">, ownerId: string): Promise<boolean> {
-  if (!ownerId.startsWith(ACCOUNT_PREFIX)) return false;
+  if (!isAccountOwner(ownerId)) return false;
   return (await db.deletedAccount.findUnique({ where: { userId: ownerId.slice(ACCOUNT_PREFIX.length) }, select: { userId: true } })) !== null;
 }
 

@@ -8,7 +8,7 @@
 // release only gives credits back, so it needs no lock; like every write that
 // adds credits, it collects what the owner owes from them (owed.ts).
 import "server-only";
-import { isDeletedAccount } from "@/lib/auth/session";
+import { isAccountOwner, isDeletedAccount } from "@/lib/auth/session";
 import { prisma, type Transaction } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import type { CreditEntryKind } from "@/lib/generated/prisma/client";
@@ -87,6 +87,20 @@ export async function lockCredits(tx: Transaction, ownerId: string, now = new Da
 
 /** What a write for a deleted account is told. */
 export const ACCOUNT_DELETED = "This account was deleted. Nothing was stored.";
+
+/**
+ * For a write of an account's rows that takes no credits (a submission with
+ * credits off, an upload): the owner's credit lock, which account deletion
+ * holds while it deletes and records the deletion, then a refusal if the
+ * account was deleted meanwhile. Taken first in the write's transaction, as a
+ * hold takes it (after a spending cap's rows only). Guests are never deleted:
+ * nothing is locked for them.
+ */
+export async function lockLiveOwner(tx: Transaction, ownerId: string, now = new Date()): Promise<void> {
+  if (!isAccountOwner(ownerId)) return;
+  await lockCredits(tx, ownerId, now);
+  if (await isDeletedAccount(tx, ownerId)) throw new AppError("unauthorized", ACCOUNT_DELETED);
+}
 
 /** What a welcome attempt did: granted, already welcomed, or not welcomed (and why). */
 export type WelcomeOutcome = "granted" | "welcomed" | "off" | "address_bound" | "ceiling";

@@ -10,7 +10,8 @@
 // unless the gateway may have started its task anyway (then the cron gives it
 // back once that task is no longer expected to claim it).
 import "server-only";
-import { batchInsufficientCreditsError, creditHold, releaseHoldIn } from "@/lib/credits/ledger";
+import { isAccountOwner } from "@/lib/auth/session";
+import { batchInsufficientCreditsError, creditHold, lockLiveOwner, releaseHoldIn } from "@/lib/credits/ledger";
 import { retryTransaction } from "@/lib/database/errors";
 import { prisma, type Transaction } from "@/lib/db";
 import { publishGenerationChange } from "@/lib/events";
@@ -73,14 +74,17 @@ export async function insertGeneration(
 ) {
   const check = spendLimitCheck({ ownerId: data.ownerId, clientKey: data.clientKey, costEstimate: data.costEstimate, now });
   const hold = holding && creditHold({ ownerId: data.ownerId, ...holding });
+  // An account's row is written under its credit lock even when nothing is held: deletion holds that lock, so a
+  // submission racing it either lands first (and is deleted with the account) or finds it deleted.
   const row =
-    check || hold || uploadIds.length
+    check || hold || uploadIds.length || isAccountOwner(data.ownerId)
       ? await retryTransaction(
           () =>
             prisma.$transaction(async (tx) => {
               // Locks in one order (the caps' rows, then the owner's credits), so that two submits never wait for each other in a cycle.
               await check?.(tx);
-              await hold?.check(tx, new Date(now));
+              if (hold) await hold.check(tx, new Date(now));
+              else await lockLiveOwner(tx, data.ownerId, new Date(now));
               const created = await tx.generation.create({ data });
               await claimUploadsFor(tx, { ids: uploadIds, ownerId: data.ownerId, generationId: created.id });
               await hold?.record(tx, created.id);
@@ -119,9 +123,11 @@ export async function insertGenerationBatch(
   const { batch, rows } = await retryTransaction(
     () =>
       prisma.$transaction(async (tx) => {
-        // The same lock order as a single submit's: the caps' rows, then the owner's credits.
+        // The same lock order as a single submit's: the caps' rows, then the owner's credits (taken with credits off
+        // too, as a single submit's: an account deleted meanwhile gets nothing).
         await check?.(tx);
-        await hold?.check(tx, new Date(now));
+        if (hold) await hold.check(tx, new Date(now));
+        else await lockLiveOwner(tx, first.data.ownerId, new Date(now));
         const batch = await createBatch(tx);
         const rows = [];
         for (const video of videos) {

@@ -1,6 +1,7 @@
 // Every write to upload rows and their reservations, and the reads that scope them to their owner.
 import "server-only";
 import { randomBytes } from "node:crypto";
+import { lockLiveOwner } from "@/lib/credits/ledger";
 import { retryTransaction } from "@/lib/database/errors";
 import { prisma, type Transaction } from "@/lib/db";
 import type { Prisma, Upload } from "@/lib/generated/prisma/client";
@@ -55,6 +56,8 @@ export async function reserveUpload({
   return retryTransaction(
     () =>
       prisma.$transaction(async (tx) => {
+        // An account deleted before its upload began stores nothing (see recordUpload).
+        await lockLiveOwner(tx, ownerId, at);
         const granted = await check(tx, { bytes, maxBytes });
         // The claim of the id: a reservation left by a process that died mid-upload (expired) is taken over; a live one is not.
         const claimed = await tx.$executeRaw`
@@ -81,12 +84,16 @@ export async function checkUploadRoom({ ownerId, clientKey, bytes, now = Date.no
  * Records a received upload in place of its reservation, in one transaction.
  * A file larger than its reservation (a rewritten image can grow) is checked
  * against the quotas again for the whole size; throws the quota's refusal then.
+ * An account deleted meanwhile records nothing (401, ACCOUNT_DELETED).
  */
 export async function recordUpload({ data, now = Date.now() }: { data: Prisma.UploadUncheckedCreateInput & { id: string; ownerId: string }; now?: number }): Promise<Upload> {
   const check = uploadQuotaCheck({ ownerId: data.ownerId, clientKey: data.clientKey ?? null, now });
   return retryTransaction(
     () =>
       prisma.$transaction(async (tx) => {
+        // First, under the owner's credit lock (account deletion holds it): an upload whose bytes finished arriving
+        // while its account was deleted records nothing, and the caller deletes its file.
+        await lockLiveOwner(tx, data.ownerId, new Date(now));
         // The reservation is given up and read in one statement: what it held, if it is still live.
         const [reservation] = await tx.$queryRaw<{ bytes: bigint | number }[]>`
           DELETE FROM "UploadReservation" WHERE "id" = ${data.id}
