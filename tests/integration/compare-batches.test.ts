@@ -203,7 +203,7 @@ describe("one batch, paid as one", () => {
     expect(single.status).toBe(201);
   });
 
-  test("bad batches are refused with field errors and store nothing; another owner's batch is a 404", async () => {
+  test("bad batches are refused with field errors and store nothing; another owner's batch is a 404, and so is their pick", async () => {
     const { visitor, ownerId } = await fundedVisitor(100);
     const one = await submitBatch(visitor, "lonely", { videos: PAIR.slice(0, 1) });
     expect(one.status).toBe(422);
@@ -217,7 +217,22 @@ describe("one batch, paid as one", () => {
 
     const marker = await quiet("owner");
     const { body } = await submitBatch(visitor, `mine ${marker}`);
-    expect((await app.visitor()(`/api/batches/${body.id}`)).status).toBe(404);
+    const { visitor: stranger } = await fundedVisitor(50);
+    expect((await stranger(`/api/batches/${body.id}`)).status).toBe(404);
     expect((await visitor(`/api/batches/${body.id}`)).status).toBe(200);
+
+    // The pick: the owner's, one of the batch's own videos; a stranger's or another video's changes nothing.
+    const pick = (who: Visitor, pickId: string | null) => who(`/api/batches/${body.id}`, { method: "PATCH", json: { pickId } });
+    const strangers = await submitBatch(stranger, `theirs ${marker}`, { videos: PAIR });
+    expect(strangers.status).toBe(201);
+    expect((await pick(stranger, body.videos[0]!.id)).status).toBe(404);
+    expect((await pick(visitor, strangers.body.videos[0]!.id)).status).toBe(404);
+    expect((await prisma.batch.findUniqueOrThrow({ where: { id: body.id } })).pickId).toBeNull();
+    const picked = await pick(visitor, body.videos[1]!.id);
+    expect(picked.status).toBe(200);
+    expect(((await picked.json()) as { pickId: string }).pickId).toBe(body.videos[1]!.id);
+    expect((await prisma.batch.findUniqueOrThrow({ where: { id: body.id } })).pickId).toBe(body.videos[1]!.id);
+    expect((await pick(visitor, null)).status).toBe(200);
+    expect((await prisma.batch.findUniqueOrThrow({ where: { id: body.id } })).pickId).toBeNull();
   });
 });
