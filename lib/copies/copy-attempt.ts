@@ -10,7 +10,7 @@ import { announceGenerationChange } from "@/lib/generations/store";
 import { onDrain } from "@/lib/lifecycle/drain";
 import { copyFile, quotaFull } from "./copy-file";
 import { DownloadError } from "./safe-download";
-import { deferStill, stillFields, storeStill } from "./stills";
+import { deferStill, stillFields, stillKeyOf, storeStill } from "./stills";
 import type { MediaStorage } from "@/lib/storage/storage";
 import { updateMediaCopyIf } from "./update-if";
 
@@ -92,15 +92,35 @@ async function runClaimed({ job, storage, attempt, now }: { job: MediaCopy; stor
     // The card switches to the stored file now, not at its next safety-net poll.
     if (done) await announceGenerationChange({ id: job.generationId });
     if (done && still.outcome === "busy") deferStill(job.id);
+    if (!done) await deleteIfGone({ job, storage });
   } catch (error) {
-    if (!handedBack) await recordFailure({ job, attempt, error });
+    if (!handedBack && !(await recordFailure({ job, attempt, error }))) await deleteIfGone({ job, storage });
   } finally {
     forgetDrain();
     clearInterval(heartbeat);
   }
 }
 
-async function recordFailure({ job, attempt, error }: { job: MediaCopy; attempt: number; error: unknown }) {
+/**
+ * A copy whose job row is gone when it ends (its generation was deleted with
+ * its account while the file was copied: the deletion removed what was stored
+ * then, not what this attempt stored after) deletes what it stored, the file
+ * and its still; nothing else would, since no row names them any more. A row
+ * that is still there (a runner that took the lease over writes the same key)
+ * is left to its runner.
+ */
+async function deleteIfGone({ job, storage }: { job: MediaCopy; storage: MediaStorage }): Promise<void> {
+  if (job.state === "DELETING") return;
+  if (await prisma.mediaCopy.findUnique({ where: { id: job.id }, select: { id: true } })) return;
+  for (const key of [job.storageKey, stillKeyOf(job.storageKey)]) {
+    await storage.delete({ key }).catch((error: unknown) => {
+      console.warn(`[framehook] could not delete ${key}, copied for a generation deleted meanwhile: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  }
+}
+
+/** Records the attempt's failure; false when the row no longer matched (taken over, or gone). */
+async function recordFailure({ job, attempt, error }: { job: MediaCopy; attempt: number; error: unknown }): Promise<boolean> {
   const known = error instanceof DownloadError;
   if (!known) console.error(`[framehook] media job ${job.id} (${job.state}) failed`, error);
   const message = known ? error.message : job.state === "DELETING" ? "Deleting the stored copy failed." : "Storing the copy failed.";
@@ -117,10 +137,11 @@ async function recordFailure({ job, attempt, error }: { job: MediaCopy; attempt:
       lastError: message.slice(0, 500),
     },
   });
-  if (!updated || !givenUp) return;
+  if (!updated || !givenUp) return updated;
   // Flagged, never dropped silently: the row stays FAILED and says why, and open pages hear of it.
   console.warn(`[framehook] media copy ${job.id} of generation ${job.generationId} failed for good after ${attempt} attempt(s): ${message}`);
   await announceGenerationChange({ id: job.generationId });
+  return true;
 }
 
 /** What MEDIA_STORAGE_QUOTA_BYTES still allows (copies stored or awaiting deletion count), or undefined without a quota. */

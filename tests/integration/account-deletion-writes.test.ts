@@ -3,8 +3,9 @@
 // upload whose bytes finish arriving while the account is deleted, each after
 // the deletion (refused, nothing stored, the upload's file deleted) and at the
 // same time as it (4 rounds: whichever commits first, no row is left for the
-// deleted owner). Through the real server's sign-in, the real simulator and
-// the real domain functions.
+// deleted owner); and a copy of a video's result that finishes after its
+// account was deleted leaves no file in storage. Through the real server's
+// sign-in, the real simulator and the real domain functions.
 import fs from "node:fs";
 import path from "node:path";
 import { PassThrough } from "node:stream";
@@ -22,6 +23,7 @@ const { env } = await import("@/lib/env");
 const { deleteAccount } = await import("@/lib/viewer/delete-account");
 const { submitGeneration } = await import("@/lib/generations/submit");
 const { receiveUpload } = await import("@/lib/uploads/receive-upload");
+const { runDueMediaJobs, scheduleMediaCopies } = await import("@/lib/copies/copy-jobs");
 
 afterAll(async () => {
   await app.close();
@@ -109,5 +111,42 @@ describe.skipIf(!hasFfmpeg)("an upload finishing while the account is deleted", 
       // Recorded first, its file went with the account; refused, the upload deleted it.
       expect(storedUploads(), `round ${round}`).toHaveLength(before);
     }
+  });
+});
+
+describe("a copy of a result finishing after its account was deleted", () => {
+  /** The files stored for a generation (its copy and the copy's still), in this file's media folder. */
+  const storedFiles = (id: string) => {
+    const dir = path.join(env.MEDIA_LOCAL_DIR, "generations", id);
+    return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+  };
+  // The result host takes this long to answer: the account is deleted meanwhile (a bound the deletion stays far under).
+  const DOWNLOAD_LATENCY_MS = 5_000;
+
+  test("deletes the file and the still it stored: no row names them any more", async () => {
+    const copyMarker = uniqueMarker("copy-during-deletion");
+    await app.simulator.scenario({ match: copyMarker, pendingMs: 600_000, callback: { mode: "drop" }, media: { latencyMs: DOWNLOAD_LATENCY_MS } });
+    const { owner, viewer, remove } = await account("copy-during");
+    const { id } = (await submitGeneration({ body: { model: "alpha-2.5-text-to-video-480p", input: { prompt: `a harbour ${copyMarker}`, duration: 2 } }, visitor: "test-address", viewer })).generation;
+    await app.simulator.settle(copyMarker);
+    const [task] = await app.simulator.tasks(copyMarker);
+    // SUCCESS written without its hook, so that the copy runs here, where the test sees it end.
+    await prisma.generation.update({ where: { id }, data: { state: "SUCCESS", resultUrls: JSON.stringify(task!.resultUrls), completedAt: new Date() } });
+    await scheduleMediaCopies({ generationIds: [id] });
+
+    const copying = runDueMediaJobs({ generationIds: [id] });
+    await waitFor(async () => (await prisma.mediaCopy.count({ where: { generationId: id, state: "COPYING" } })) === 1, 60_000, "the copy's claim");
+    const deletedAt = Date.now();
+    await remove();
+    const deletedIn = Date.now() - deletedAt;
+    expect(await copying).toMatchObject({ ran: 1 });
+    // The download was answered after the deletion, and the copy stored it then.
+    expect(deletedIn).toBeLessThan(DOWNLOAD_LATENCY_MS);
+    expect((await app.simulator.media(copyMarker)).filter((m) => m.method === "GET" && m.status === 200)).toHaveLength(1);
+
+    expect(await prisma.generation.count({ where: { id } })).toBe(0);
+    expect(await prisma.mediaCopy.count({ where: { generationId: id } })).toBe(0);
+    expect(storedFiles(id)).toEqual([]);
+    expect(await rowsOf(owner)).toEqual(NOTHING);
   });
 });
