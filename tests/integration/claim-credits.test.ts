@@ -236,7 +236,7 @@ describe("keeping a guest whose videos hold its welcome credits", () => {
     expect(await prisma.guestClaim.findUniqueOrThrow({ where: { guestId } })).toMatchObject({ welcomeOwed: 2 * HOLD_5S, heldBought: 0, heldReturned: 2 * HOLD_5S });
     expect(await prisma.creditEntry.count({ where: { idempotencyKey: { startsWith: `claim:welcome:${guestId}:` }, amount: -HOLD_5S } })).toBe(2);
     const shown = await page(b, "/credits");
-    expect(shown).toContain("Kept a guest's work: welcome credits its video held are not added again (an account is welcomed once), taken from a released hold");
+    expect(shown).toContain("work: welcome credits its video held are not added again (an account is welcomed once), taken from a released hold");
 
     // A claim run again after the releases still takes nothing more.
     await claim(guestId, userId);

@@ -61,7 +61,7 @@ function Description({ entry }: { entry: CreditHistoryEntry }) {
       return <>{`Credits owed for a refunded or disputed purchase, taken from ${entry.note ?? "new credits"}`}</>;
     case "ADJUSTMENT":
       if (entry.keptGuestWelcome && entry.generationId) {
-        return <>{`Kept a guest's work: welcome credits its video held are not added again (an account is welcomed once), taken from ${entry.note ?? "the hold"}`}</>;
+        return <>{`Kept a guest’s work: welcome credits its video held are not added again (an account is welcomed once), taken from ${entry.note ?? "the hold"}`}</>;
       }
       if (entry.keptGuestWelcome) return <>Kept a guest&rsquo;s work: its unspent welcome credits are not added again (an account is welcomed once)</>;
       return <>Adjusted by the operator{entry.note ? `: ${entry.note}` : ""}</>;
