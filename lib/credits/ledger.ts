@@ -222,8 +222,9 @@ export async function releaseHoldIn(tx: Transaction, { generationId, ownerId, no
   if (settled) return 0;
   const key = ledgerKey.release(generationId);
   await appendEntry(tx, { ownerId, kind: "RELEASE", amount: -hold.amount, idempotencyKey: key, generationId, settles: generationId, note });
-  const collected = await collectOwedIn(tx, { ownerId, inflowKey: key, amount: -hold.amount, source: "a released hold" });
-  await collectClaimOwedIn(tx, { generationId, ownerId, settlementKey: key, returned: -hold.amount, left: -hold.amount - collected, source: "a released hold" });
+  // What a guest claim left owed comes first: the guest's welcome credits never pay the account's own debts.
+  const taken = await collectClaimOwedIn(tx, { generationId, ownerId, settlementKey: key, returned: -hold.amount, source: "a released hold" });
+  await collectOwedIn(tx, { ownerId, inflowKey: key, amount: -hold.amount - taken, source: "a released hold" });
   return -hold.amount;
 }
 

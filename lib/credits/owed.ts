@@ -61,14 +61,15 @@ export async function collectOwedIn(tx: Transaction, { ownerId, inflowKey, amoun
  * (Generation.claimedFrom) pays of the welcome credits that claim could not
  * take back (lib/viewer/claim-guest.ts): free credits count as spent first, so
  * what those holds give back (`returned`) refills the bought credits they held
- * (heldBought) before it pays welcomeOwed, at most `left` (what purchases' debts
- * did not take). Under the claim's row lock; a row (0 credits when nothing is
+ * (heldBought) before it pays welcomeOwed. It comes before the owner's own debts
+ * (collectOwedIn, with what is left): the guest's welcome credits are never the
+ * account's to pay them with. Under the claim's row lock; a row (0 credits when nothing is
  * taken) is written while the debt is open, once per settlement (its key). The
  * outcome write's SQL (lib/database/outcome-write-*.ts) is the same rule.
  */
 export async function collectClaimOwedIn(
   tx: Transaction,
-  { generationId, ownerId, settlementKey, returned, left, source }: { generationId: string; ownerId: string; settlementKey: string; returned: number; left: number; source: OwedSource },
+  { generationId, ownerId, settlementKey, returned, source }: { generationId: string; ownerId: string; settlementKey: string; returned: number; source: OwedSource },
 ): Promise<number> {
   if (returned <= 0) return 0;
   const guestId = (await tx.generation.findUnique({ where: { id: generationId }, select: { claimedFrom: true } }))?.claimedFrom;
@@ -78,7 +79,7 @@ export async function collectClaimOwedIn(
   const claim = await tx.guestClaim.findUniqueOrThrow({ where: { guestId }, select: { welcomeOwed: true, heldBought: true, heldReturned: true } });
   if (claim.heldReturned >= claim.heldBought + claim.welcomeOwed) return 0;
   const paid = (returnedSoFar: number) => Math.min(claim.welcomeOwed, Math.max(0, returnedSoFar - claim.heldBought));
-  const take = Math.max(0, Math.min(paid(claim.heldReturned + returned) - paid(claim.heldReturned), left));
+  const take = Math.max(0, paid(claim.heldReturned + returned) - paid(claim.heldReturned));
   await appendEntry(tx, { ownerId, kind: "ADJUSTMENT", amount: -take, idempotencyKey: ledgerKey.keptGuestHold(guestId, settlementKey), generationId, note: source });
   await tx.guestClaim.update({ where: { guestId }, data: { heldReturned: { increment: returned } } });
   return take;

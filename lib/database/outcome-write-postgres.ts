@@ -34,20 +34,22 @@ const SET_TERMINAL = `"state" = $13::"GenerationState", "resultUrls" = $14::text
 // settles, with the owner the row has under its lock (a claim that moved the
 // generation moved its hold too). It gives back what the hold did not cost.
 //
-// What it gives back pays what the owner owes first (lib/credits/owed.ts):
-// `debts` locks every purchase of the owner (FOR UPDATE, whatever they owe,
-// so a refund being written is waited for) and reads each one's latest
-// version; `shares` takes from the oldest first, at most what came back;
-// `collected` and `collection` record it on the purchases and as COLLECT rows.
-//
-// What is left then pays what a guest claim left owed, when the generation
-// moved with that claim while its hold was open (lib/credits/owed.ts,
-// collectClaimOwedIn): `claim_debt` locks the claim's row (FOR UPDATE: a
+// What it gives back pays first what a guest claim left owed, when the
+// generation moved with that claim while its hold was open (lib/credits/owed.ts,
+// collectClaimOwedIn): the guest's welcome credits are never the account's to
+// pay its own debts with. `claim_debt` locks the claim's row (FOR UPDATE: a
 // concurrent settlement of another of its videos is waited for, and its
 // count of what came back is read at its latest version), `claim_take` takes
 // what the rule says once the bought credits those holds held came back,
 // `claim_returned` counts what came back, `claim_collection` writes the row
 // (0 credits when nothing is taken, as on SQLite).
+//
+// What is left pays what the owner owes (lib/credits/owed.ts):
+// `debts` locks every purchase of the owner (FOR UPDATE, whatever they owe,
+// so a refund being written is waited for) and reads each one's latest
+// version; `shares` takes from the oldest first, at most what is left;
+// `collected` and `collection` record it on the purchases and as COLLECT rows.
+// The locks come in the app's order: the claim's row, then the purchases.
 //
 // A claim that committed while this statement waited for the generation's
 // row is not in the statement's snapshot, though the row it moved is: then
@@ -64,6 +66,15 @@ const SETTLEMENT = `, settled AS (
   WHERE $20::text IS NOT NULL AND NOT EXISTS (SELECT FROM "CreditEntry" AS s WHERE s."settles" = $1)
   ON CONFLICT DO NOTHING
   RETURNING "ownerId", "kind", "amount", "note"
+), claim_debt AS MATERIALIZED (
+  SELECT c."guestId", c."welcomeOwed", c."heldBought", c."heldReturned", s."ownerId", s."amount" AS "back"
+  FROM updated AS u JOIN "GuestClaim" AS c ON c."guestId" = u."claimedFrom" CROSS JOIN settled AS s
+  WHERE s."amount" > 0 AND c."heldReturned" < c."heldBought" + c."welcomeOwed"
+  FOR UPDATE OF c
+), claim_take AS MATERIALIZED (
+  SELECT d."guestId", d."ownerId", d."back",
+    LEAST(d."welcomeOwed", GREATEST(0, d."heldReturned" + d."back" - d."heldBought")) - LEAST(d."welcomeOwed", GREATEST(0, d."heldReturned" - d."heldBought")) AS "take"
+  FROM claim_debt AS d
 ), debts AS MATERIALIZED (
   SELECT p."checkoutSessionId", p."creditsOwed" - p."creditsCollected" AS "outstanding", p."createdAt"
   FROM "Purchase" AS p
@@ -71,7 +82,8 @@ const SETTLEMENT = `, settled AS (
   FOR UPDATE
 ), shares AS MATERIALIZED (
   SELECT d."checkoutSessionId",
-    LEAST(d."outstanding", s."amount" - (SUM(d."outstanding") OVER (ORDER BY d."createdAt", d."checkoutSessionId") - d."outstanding")) AS "take"
+    LEAST(d."outstanding", s."amount" - COALESCE((SELECT t."take" FROM claim_take AS t), 0)
+      - (SUM(d."outstanding") OVER (ORDER BY d."createdAt", d."checkoutSessionId") - d."outstanding")) AS "take"
   FROM debts AS d CROSS JOIN settled AS s WHERE d."outstanding" > 0
 ), collected AS (
   UPDATE "Purchase" AS p SET "creditsCollected" = p."creditsCollected" + c."take", "updatedAt" = $3::timestamp(3)
@@ -89,17 +101,6 @@ const SETTLEMENT = `, settled AS (
   WHERE $27::timestamp(3) IS NOT NULL AND u."emailWhenReady" AND u."deletedAt" IS NULL
   ON CONFLICT DO NOTHING
   RETURNING "id"
-), claim_debt AS MATERIALIZED (
-  SELECT c."guestId", c."welcomeOwed", c."heldBought", c."heldReturned", s."ownerId", s."amount" AS "back",
-    s."amount" - COALESCE((SELECT SUM(x."take") FROM shares AS x WHERE x."take" > 0), 0) AS "left"
-  FROM updated AS u JOIN "GuestClaim" AS c ON c."guestId" = u."claimedFrom" CROSS JOIN settled AS s
-  WHERE s."amount" > 0 AND c."heldReturned" < c."heldBought" + c."welcomeOwed"
-  FOR UPDATE OF c
-), claim_take AS MATERIALIZED (
-  SELECT d."guestId", d."ownerId", d."back", LEAST(
-    LEAST(d."welcomeOwed", GREATEST(0, d."heldReturned" + d."back" - d."heldBought")) - LEAST(d."welcomeOwed", GREATEST(0, d."heldReturned" - d."heldBought")),
-    d."left") AS "take"
-  FROM claim_debt AS d
 ), claim_returned AS (
   UPDATE "GuestClaim" AS c SET "heldReturned" = c."heldReturned" + t."back" FROM claim_take AS t WHERE c."guestId" = t."guestId"
   RETURNING c."guestId"

@@ -44,15 +44,24 @@ const INSERT_SETTLEMENT = `INSERT INTO "CreditEntry" ("ownerId", "kind", "amount
   ON CONFLICT DO NOTHING
   RETURNING "kind", "amount", "note"`;
 
-// What the settlement gives back pays what the owner owes first
-// (lib/credits/owed.ts), oldest purchase first, at most what came back: only
+// What a guest claim left owed takes its part of what the settlement gives back
+// first (INSERT_CLAIM_COLLECTION below, lib/credits/owed.ts collectClaimOwedIn):
+// the welcome credits the claim's videos held, once the bought credits they held
+// came back. The same expression here and there, on the same claim row.
+const claimTake = (back: string) => `COALESCE((
+    SELECT MIN(c."welcomeOwed", MAX(0, c."heldReturned" + ${back} - c."heldBought")) - MIN(c."welcomeOwed", MAX(0, c."heldReturned" - c."heldBought"))
+    FROM "Generation" g JOIN "GuestClaim" c ON c."guestId" = g."claimedFrom"
+    WHERE g."id" = :id AND c."heldReturned" < c."heldBought" + c."welcomeOwed"), 0)`;
+
+// What the settlement gives back, less the claim's part, pays what the owner owes
+// (lib/credits/owed.ts), oldest purchase first, at most what is left: only
 // when this write inserted the settlement (changes() is the INSERT before it).
 const INSERT_COLLECTION = `INSERT INTO "CreditEntry" ("ownerId", "kind", "amount", "idempotencyKey", "generationId", "checkoutSessionId", "note", "createdAt")
   SELECT d."ownerId", 'COLLECT', -d."take", 'collect:' || :settleKey || ':' || d."checkoutSessionId", :id, d."checkoutSessionId", :collectNote, :now
   FROM (
     SELECT s."ownerId", p."checkoutSessionId",
       MIN(p."creditsOwed" - p."creditsCollected",
-        s."amount" - (SUM(p."creditsOwed" - p."creditsCollected") OVER (ORDER BY p."createdAt", p."checkoutSessionId") - (p."creditsOwed" - p."creditsCollected"))) AS "take"
+        s."amount" - ${claimTake('s."amount"')} - (SUM(p."creditsOwed" - p."creditsCollected") OVER (ORDER BY p."createdAt", p."checkoutSessionId") - (p."creditsOwed" - p."creditsCollected"))) AS "take"
     FROM "CreditEntry" s JOIN "Purchase" p ON p."ownerId" = s."ownerId"
     WHERE s."idempotencyKey" = :settleKey AND s."amount" > 0 AND changes() > 0 AND p."creditsOwed" > p."creditsCollected"
   ) AS d
@@ -77,18 +86,16 @@ const INSERT_READY_EMAIL = `INSERT INTO "ReadyEmail" ("generationId", "outcome",
   ON CONFLICT DO NOTHING
   RETURNING "id"`;
 
-// What is left of it pays what a guest claim left owed when this generation
-// moved with the claim while its hold was open (lib/credits/owed.ts,
-// collectClaimOwedIn): the bought credits the claim's holds held come back
-// first, then up to welcomeOwed is taken. A row is written for every
+// The claim's part (claimTake, which INSERT_COLLECTION left aside): what a
+// guest claim left owed when this generation moved with the claim while its
+// hold was open (lib/credits/owed.ts, collectClaimOwedIn): the bought credits
+// the claim's holds held come back first, then up to welcomeOwed is taken. A row is written for every
 // settlement of such a generation while that debt is open, 0 credits when
 // nothing is taken, so that its key makes the count of what came back
 // (heldReturned, the next statement: changes() is this INSERT's) happen once.
 const INSERT_CLAIM_COLLECTION = `INSERT INTO "CreditEntry" ("ownerId", "kind", "amount", "idempotencyKey", "generationId", "note", "createdAt")
   SELECT s."ownerId", 'ADJUSTMENT',
-    -MIN(
-      MIN(c."welcomeOwed", MAX(0, c."heldReturned" + s."amount" - c."heldBought")) - MIN(c."welcomeOwed", MAX(0, c."heldReturned" - c."heldBought")),
-      s."amount" + COALESCE((SELECT SUM(e."amount") FROM "CreditEntry" e WHERE e."generationId" = :id AND e."kind" = 'COLLECT'), 0)),
+    -(MIN(c."welcomeOwed", MAX(0, c."heldReturned" + s."amount" - c."heldBought")) - MIN(c."welcomeOwed", MAX(0, c."heldReturned" - c."heldBought"))),
     'claim:welcome:' || c."guestId" || ':' || :settleKey, :id, :collectNote, :now
   FROM "CreditEntry" s JOIN "Generation" g ON g."id" = :id JOIN "GuestClaim" c ON c."guestId" = g."claimedFrom"
   WHERE s."idempotencyKey" = :settleKey AND s."amount" > 0 AND c."heldReturned" < c."heldBought" + c."welcomeOwed"

@@ -23,6 +23,8 @@ const { listCreditHistory } = await import("@/lib/credits/history");
 const { CREDIT_PACKS } = await import("@/lib/credits/prices");
 const { welcomeGrantCredits } = await import("@/lib/credits/pricing");
 const { releaseHoldOf } = await import("@/lib/generations/store");
+const { refundCheckoutPayment } = await import("@/lib/credits/purchases");
+const { readCreditsOwed } = await import("@/lib/credits/owed");
 
 afterAll(async () => {
   await app.close();
@@ -273,6 +275,27 @@ describe("keeping a guest whose videos hold its welcome credits", () => {
     // Asked again: nothing more comes back, nothing more is taken.
     expect(await releaseHoldOf({ id: ids[0]!, where: { state: "PENDING" }, note: "the gateway lost the task" })).toBe(0);
     expect(await creditBalance(owner)).toBe(WELCOME);
+  });
+
+  test("the account also owes for a refunded pack: the guest's welcome its videos give back pays the claim, never the account's own debt", async () => {
+    const { guestId, userId, owner, fail } = await heldGuest("claim-and-refund", { videos: 2 });
+    const pack = { ...CREDIT_PACKS[0]!, credits: 100 };
+    const paymentIntentId = `pi_test_${guestId}`;
+    await creditPaidCheckout({ checkoutSessionId: `cs_test_${guestId}_account`, ownerId: owner, packId: pack.id, credits: pack.credits, amountTotal: pack.unitAmount, currency: pack.currency, paymentIntentId });
+    await claim(guestId, userId);
+    expect(await creditBalance(owner)).toBe(WELCOME + pack.credits);
+    // The account spends all but 15, then its pack is refunded in full: 15 taken back, 85 owed.
+    await adjustCredits({ ownerId: owner, amount: -(WELCOME + pack.credits - 15), reason: "spent" });
+    expect(await refundCheckoutPayment({ paymentIntentId, amountRefunded: pack.unitAmount })).toMatchObject({ clawedBack: 15, owed: 85 });
+    expect(await creditBalance(owner)).toBe(0);
+
+    // The guest's videos fail: the 22 their holds give back are the guest's welcome, which the claim takes back;
+    // none of it pays the account's debt for its refunded pack.
+    await fail(0, 1);
+    expect(await creditBalance(owner)).toBe(0);
+    expect(await readCreditsOwed(prisma, owner)).toBe(85);
+    expect(await prisma.guestClaim.findUniqueOrThrow({ where: { guestId } })).toMatchObject({ welcomeOwed: 2 * HOLD_5S, heldReturned: 2 * HOLD_5S });
+    expect(await prisma.creditEntry.aggregate({ where: { idempotencyKey: { startsWith: `claim:welcome:${guestId}:` } }, _sum: { amount: true } })).toMatchObject({ _sum: { amount: -2 * HOLD_5S } });
   });
 
   test("bought credits the videos held come back first: a partial failure keeps them, all failing ends at the account's welcome and the pack", async () => {
