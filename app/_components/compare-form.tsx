@@ -11,6 +11,7 @@ import { holdCredits, type CreditPricing } from "@/lib/credits/prices";
 import { BATCH_MAX_MODELS, BATCH_MIN_MODELS } from "@/lib/batches/batch-request";
 import { ownFieldName, ownFieldsOf, sharedFieldName, sharedFieldsOf } from "@/lib/batches/compare-form";
 import { isMediaField, type FieldSpec, type ModelSpec } from "@/lib/models/catalog";
+import { FieldErrors } from "./generation-form";
 import { MediaField } from "./media-field";
 
 const initialState: CompareState = { status: "idle" };
@@ -223,14 +224,5 @@ function Field({ field, id, name, errors }: { field: Exclude<FieldSpec, { type: 
       {control}
       <FieldErrors id={errorId} messages={errors} />
     </div>
-  );
-}
-
-function FieldErrors({ id, messages }: { id: string; messages?: string[] }) {
-  if (!messages?.length) return null;
-  return (
-    <p id={id} className="mt-1 text-sm text-red-700 dark:text-red-400">
-      {messages.join(" ")}
-    </p>
   );
 }

@@ -344,7 +344,8 @@ function Field({
   );
 }
 
-function FieldErrors({ id, messages }: { id: string; messages?: string[] }) {
+/** A field's errors under it, named by aria-describedby (the compare form's fields too). */
+export function FieldErrors({ id, messages }: { id: string; messages?: string[] }) {
   if (!messages?.length) return null;
   return (
     <p id={id} className="mt-1 text-sm text-red-700 dark:text-red-400">
