@@ -33,6 +33,10 @@ const SET_TERMINAL = `"state" = $13::"GenerationState", "resultUrls" = $14::text
 // `settled` inserts only FROM `updated`: only the write that moved the row
 // settles, with the owner the row has under its lock (a claim that moved the
 // generation moved its hold too). It gives back what the hold did not cost.
+// When a capture's write settles nothing because a release came first (the
+// task was flagged lost, then succeeded), the final SELECT reads what that
+// release gave back (`releasedBefore`): the statement's snapshot holds no row
+// of its own CTEs, so it is the earlier release, never this write's.
 //
 // What it gives back pays first what a guest claim left owed, when the
 // generation moved with that claim while its hold was open (lib/credits/owed.ts,
@@ -139,7 +143,9 @@ SELECT u."id", u."state", u."createdAt" AT TIME ZONE 'UTC' AS "createdAt", u."up
     settlement
       ? `, s."kind" AS "settledKind", s."amount" AS "settledAmount", s."note" AS "settledNote", (SELECT -SUM("amount") FROM collection) AS "collected",
         EXISTS (SELECT FROM ready) AS "readyEmail",
-        (SELECT -SUM("amount") FROM claim_collection) AS "claimCollected", (SELECT MAX("checked") FROM claim_visible) AS "claimChecked"`
+        (SELECT -SUM("amount") FROM claim_collection) AS "claimCollected", (SELECT MAX("checked") FROM claim_visible) AS "claimChecked",
+        CASE WHEN $20::text = 'CAPTURE' AND u."id" IS NOT NULL AND s."kind" IS NULL
+          THEN (SELECT r."amount" FROM "CreditEntry" AS r WHERE r."settles" = $1 AND r."kind" = 'RELEASE') END AS "releasedBefore"`
       : ""
   }
 FROM (SELECT) AS one LEFT JOIN updated AS u ON true LEFT JOIN delivery AS d ON true${settlement ? " LEFT JOIN settled AS s ON true" : ""}`;
@@ -164,6 +170,7 @@ type ResultRow = {
   settledNote?: string | null;
   collected?: number | string | null;
   readyEmail?: boolean | null;
+  releasedBefore?: number | null;
 };
 
 export function createPostgresOutcomeWriter(pool: pg.Pool): OutcomeWriter {
@@ -194,6 +201,7 @@ export function createPostgresOutcomeWriter(pool: pg.Pool): OutcomeWriter {
           }
         : null,
       readyEmail: result.readyEmail === true,
+      releasedBefore: result.releasedBefore == null ? null : Number(result.releasedBefore),
     };
   };
 }

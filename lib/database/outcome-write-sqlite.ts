@@ -1,5 +1,6 @@
 // The outcome write on SQLite (and libSQL servers): two statements (seven
-// with a credit settlement and what it collects, one more with a ready email) in one short transaction, sent as one batch
+// with a credit settlement and what it collects, one more with a ready email,
+// one more for a capture: an earlier release) in one short transaction, sent as one batch
 // (BEGIN IMMEDIATE … COMMIT on a file, one request to a server). The delivery
 // INSERT reads changes(), the rows the UPDATE just changed, so nothing goes
 // back to JavaScript in between.
@@ -105,6 +106,11 @@ const UPDATE_CLAIM_RETURNED = `UPDATE "GuestClaim" SET
     "heldReturned" = "heldReturned" + (SELECT s."amount" FROM "CreditEntry" s WHERE s."idempotencyKey" = :settleKey)
   WHERE changes() > 0 AND "guestId" = (SELECT g."claimedFrom" FROM "Generation" g WHERE g."id" = :id)`;
 
+// What a release written before gave back, for a capture's write that settled
+// nothing because of it (a task flagged lost, then succeeded): read in the
+// transaction, after the INSERT_SETTLEMENT that found it there.
+const SELECT_RELEASED_BEFORE = `SELECT "amount" FROM "CreditEntry" WHERE "settles" = :id AND "kind" = 'RELEASE'`;
+
 /** DateTime as Prisma's libSQL adapter writes it (ISO 8601, "+00:00"), so that Prisma reads it back and compares it as text. */
 export const sqliteDateTime = (date: Date) => date.toISOString().replace("Z", "+00:00");
 
@@ -195,6 +201,7 @@ function statementsOf(write: OutcomeWrite): InStatement[] {
     statements.push({ sql: INSERT_CLAIM_COLLECTION, args }, { sql: UPDATE_CLAIM_RETURNED, args });
   }
   if (write.change.kind === "terminal" && write.readyEmail) statements.push({ sql: INSERT_READY_EMAIL, args });
+  if (write.change.kind === "terminal" && write.settlement?.kind === "CAPTURE") statements.push({ sql: SELECT_RELEASED_BEFORE, args });
   return statements;
 }
 
@@ -204,6 +211,7 @@ function readResult(write: OutcomeWrite, results: ResultSet[]): WrittenOutcome {
   const settling = write.change.kind === "terminal" && write.settlement !== undefined;
   const [settlement, collection] = settling ? [results[2], results[3]] : [undefined, undefined];
   const ready = write.change.kind === "terminal" && write.readyEmail ? results[settling ? 7 : 2] : undefined;
+  const releasedBefore = write.change.kind === "terminal" && write.settlement?.kind === "CAPTURE" ? results.at(-1)?.rows[0] : undefined;
   const row = updated.rows[0];
   const delivery = inserted.rows[0];
   const settled = settlement?.rows[0];
@@ -229,6 +237,7 @@ function readResult(write: OutcomeWrite, results: ResultSet[]): WrittenOutcome {
         }
       : null,
     readyEmail: (ready?.rows.length ?? 0) > 0,
+    releasedBefore: row && !settled && releasedBefore ? Number(releasedBefore.amount) : null,
   };
 }
 

@@ -89,6 +89,13 @@ export type WrittenOutcome = {
   settled: { kind: "CAPTURE" | "RELEASE"; amount: number; overHold: boolean; collected: number } | null;
   /** Whether this write made a ready email due. */
   readyEmail: boolean;
+  /**
+   * A capture's write that moved the row and settled nothing, because a
+   * release written earlier had given the hold back (a task flagged lost that
+   * then succeeded): what that release gave back; null otherwise. Read in the
+   * same write, so the receiver makes no second round trip for it.
+   */
+  releasedBefore: number | null;
 };
 
 export type OutcomeWriter = (write: OutcomeWrite) => Promise<WrittenOutcome>;

@@ -12,7 +12,7 @@ import { ledgerKey } from "@/lib/credits/ledger";
 import { creditPricing } from "@/lib/credits/pricing";
 import { gatewayChargeCredits } from "@/lib/credits/prices";
 import type { OutcomeChange, OutcomeWrite, WrittenOutcome } from "@/lib/database/outcome-write";
-import { prisma, writeOutcome } from "@/lib/db";
+import { writeOutcome } from "@/lib/db";
 import { env } from "@/lib/env";
 import { requestMediaCopies } from "@/lib/copies/copy-jobs";
 import { requestReadyEmails } from "@/lib/notifications/send-ready-emails";
@@ -95,7 +95,7 @@ async function write({ generationId, snapshot, source, detail }: ApplyArgs, { on
   if (written.row) {
     // The push first: between the write and the open galleries, only what the card shows (its charge).
     const row = written.row;
-    const free = snapshot.state === "SUCCESS" && !written.settled ? await warnIfFree(generationId) : undefined;
+    const free = snapshot.state === "SUCCESS" && !written.settled ? warnIfFree(generationId, written.releasedBefore) : undefined;
     await chargeSettled(generationId, written.settled, settlement?.charge ?? null)
       .then((charge) => announceOutcome(row, change, charge ?? free))
       .catch((error: unknown) => {
@@ -130,13 +130,12 @@ async function chargeSettled(generationId: string, settled: WrittenOutcome["sett
  * stopped waiting), so the result is free to its owner. The operator is told;
  * the card's charge is that release (undefined: it held nothing).
  */
-async function warnIfFree(generationId: string): Promise<CreditCharge | undefined> {
-  const release = await prisma.creditEntry.findUnique({ where: { idempotencyKey: ledgerKey.release(generationId) }, select: { amount: true } });
-  if (!release) return undefined;
+function warnIfFree(generationId: string, released: number | null): CreditCharge | undefined {
+  if (released === null) return undefined;
   console.warn(
-    `[framehook] generation ${generationId}: a task whose hold of ${release.amount} credits had been given back (lost, or claimed late) succeeded; the result is free to its owner (the gateway's charge is the operator's)`,
+    `[framehook] generation ${generationId}: a task whose hold of ${released} credits had been given back (lost, or claimed late) succeeded; the result is free to its owner (the gateway's charge is the operator's)`,
   );
-  return { status: "released", credits: release.amount };
+  return { status: "released", credits: released };
 }
 
 /** The hold's capture at the gateway's figure priced in credits, or its release. */

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startApp, waitFor } from "../support/app";
 import { callAction } from "../support/server-actions";
 import { uniqueMarker } from "../support/simulator-control";
+import { SseReader } from "../support/sse-reader";
 
 const WELCOME = 50;
 const app = await startApp({ env: { CREDITS_WELCOME_GRANT: String(WELCOME) } });
@@ -233,6 +234,33 @@ describe("a submission the gateway may have started anyway (no answer in time)",
     // The one still within the wait keeps its hold.
     expect(await balance(visitor)).toEqual({ credits: WELCOME - HOLD_2S, held: HOLD_2S });
     await waitFor(() => app.output().includes(`generation ${g.id}: no task claimed`));
+  });
+
+  test("the task claims it after the cron gave its hold back: SUCCESS is free, released on the live card, nothing captured, the operator told", async () => {
+    const visitor = app.visitor();
+    const stream = await SseReader.open(`${app.baseUrl}/api/generations/events`, { Cookie: await visitor.cookieHeader() });
+    try {
+      await waitFor(() => stream.messages.some((m) => m.event === "ready"));
+      const g = await timedOut(visitor, "released-then-done");
+      await prisma.generation.update({ where: { id: g.id }, data: { completedAt: new Date(Date.now() - env.TASK_LOST_AFTER_MS - 60_000) } });
+      await cron();
+      expect(await balance(visitor)).toEqual({ credits: WELCOME, held: 0 });
+
+      await app.simulator.settle(g.marker);
+      const [task] = await app.simulator.tasks(g.marker);
+      expect((await deliver(g.token, task)).status).toBe(200);
+      const success = (await waitFor(() => stream.changes().find((c) => c.id === g.id && c.state === "SUCCESS"))) as { card?: { charge?: unknown } };
+      expect(success.card?.charge).toEqual({ status: "released", credits: HOLD_2S });
+      expect(await ledgerOf(await visitor.ownerId())).toEqual([
+        ["GRANT", WELCOME, null],
+        ["HOLD", -HOLD_2S, g.id],
+        ["RELEASE", HOLD_2S, g.id],
+      ]);
+      expect(await balance(visitor)).toEqual({ credits: WELCOME, held: 0 });
+      await waitFor(() => app.output().includes(`generation ${g.id}: a task whose hold of ${HOLD_2S} credits had been given back`));
+    } finally {
+      stream.close();
+    }
   });
 });
 

@@ -125,8 +125,8 @@ describe(`the outcome write (${testEngine()})`, () => {
     const generation = await pendingGeneration();
     const held = { duplicateOf: "SUCCESS", onlyIfHeld: true } as const;
     const delivery = { source: "CALLBACK", reportedState: "SUCCESS", ifMatched: "APPLIED", ifNotMatched: held } as const;
-    expect(await writeOutcome(terminalWrite({ id: generation.id, taskId: "task_someone_else" }, { delivery }))).toEqual({ row: null, delivery: null, settled: null, readyEmail: false });
-    expect(await writeOutcome(terminalWrite({ id: `ow-missing-${randomUUID()}`, taskId: "task_x" }, { delivery }))).toEqual({ row: null, delivery: null, settled: null, readyEmail: false });
+    expect(await writeOutcome(terminalWrite({ id: generation.id, taskId: "task_someone_else" }, { delivery }))).toEqual({ row: null, delivery: null, settled: null, readyEmail: false, releasedBefore: null });
+    expect(await writeOutcome(terminalWrite({ id: `ow-missing-${randomUUID()}`, taskId: "task_x" }, { delivery }))).toEqual({ row: null, delivery: null, settled: null, readyEmail: false, releasedBefore: null });
     expect(await prisma.generation.findUniqueOrThrow({ where: { id: generation.id } })).toMatchObject({ state: "PENDING", completedAt: null });
     expect(await deliveriesOf(generation.id)).toEqual([]);
   });
@@ -159,7 +159,7 @@ describe(`the outcome write (${testEngine()})`, () => {
         now: new Date(),
         delivery: { source: "CALLBACK", reportedState: "SUCCESS", detail: "no URLs yet", ifMatched: "STILL_PENDING", ifNotMatched: "skip" },
       });
-    expect(await write(new Date(Date.now() - 30_000))).toEqual({ row: null, delivery: null, settled: null, readyEmail: false });
+    expect(await write(new Date(Date.now() - 30_000))).toEqual({ row: null, delivery: null, settled: null, readyEmail: false, releasedBefore: null });
     expect(await write(new Date(Date.now() - 90_000))).toMatchObject({ row: { state: "PENDING" }, delivery: { outcome: "STILL_PENDING" } });
     expect((await deliveriesOf(generation.id)).map((d) => d.detail)).toEqual(["no URLs yet"]);
   });
