@@ -376,8 +376,12 @@ export async function moveGenerationsIn(tx: Transaction, { from, to, announce }:
       AND EXISTS (SELECT 1 FROM "CreditEntry" h WHERE h."generationId" = "Generation"."id" AND h."kind" = 'HOLD')
       AND NOT EXISTS (SELECT 1 FROM "CreditEntry" s WHERE s."settles" = "Generation"."id")`;
   const moved = (await tx.generation.updateMany({ where: { ownerId: from }, data: { ownerId: to } })).count;
-  // A comparison is its generations' owner's: its key keeps the guest's prefix (a repeat after the claim makes a new batch).
-  await tx.batch.updateMany({ where: { ownerId: from }, data: { ownerId: to } });
+  // A comparison is its generations' owner's: it moves once none of them stayed with `from`. On PostgreSQL each
+  // statement sees what committed before it started, and a guest's comparison submitted without credits takes no
+  // lock: one that committed after the update above began has videos it did not move, so it stays whole with the
+  // guest (the next claim moves it). Its key keeps the guest's prefix (a repeat after the claim makes a new batch).
+  await tx.$executeRaw`UPDATE "Batch" SET "ownerId" = ${to}, "updatedAt" = ${new Date()}
+    WHERE "ownerId" = ${from} AND NOT EXISTS (SELECT 1 FROM "Generation" AS g WHERE g."batchId" = "Batch"."id" AND g."ownerId" = ${from})`;
   return { moved, ids: newest.map((g) => g.id) };
 }
 
