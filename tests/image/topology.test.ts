@@ -5,8 +5,10 @@
 // them. Everything a person does goes through the proxy: readiness, a submit
 // that turns SUCCESS on both instances' live streams, a PNG and an MP4 upload
 // (sharp and the container reader inside the image), the copy in the bucket,
-// an email link, a purchase; then one instance is stopped under a callback
-// storm, and every task is settled once, with one capture each.
+// an email link, a purchase; then one instance is stopped with 50 live
+// streams open through the proxy (the ones it held reconnect to the other),
+// and once more under a callback storm, and every task is settled once, with
+// one capture each. compose.yaml itself is compose.test.ts's.
 //
 // Run by `npm run test:image` (CI's image phase, .ci/run) once the image is
 // built: FRAMEHOOK_IMAGE names it (default framehook:ci). The PostgreSQL
@@ -63,8 +65,10 @@ const simulator = () => new SimulatorControl(gateway.url);
 async function startInstance(name: "app1" | "app2") {
   const env = { ...appEnv, PORT: String(ports[name]) };
   await docker("run", "-d", "--network", "host", "--name", names[name], ...Object.entries(env).flatMap(([k, v]) => ["-e", `${k}=${v}`]), IMAGE);
-  await waitFor(async () => (await fetch(`${instanceUrl(name)}/api/ready`).catch(() => null))?.status === 200, 120_000, `${name} ready`);
+  await instanceReady(name);
 }
+const instanceReady = (name: "app1" | "app2") =>
+  waitFor(async () => (await fetch(`${instanceUrl(name)}/api/ready`).catch(() => null))?.status === 200, 120_000, `${name} ready`);
 
 /** A server action's id in the image's build, read from its manifest (the ids are the build's). */
 let manifest: ActionManifest;
@@ -100,6 +104,8 @@ beforeAll(async () => {
     CHECKOUT_RATE_LIMIT: "0",
     CREDITS_WELCOME_GRANTS_PER_ADDRESS: "0",
     CREDITS_WELCOME_GRANT: "1000",
+    // 50 live streams from 127.0.0.1, all on one instance once the other stops.
+    EVENTS_MAX_STREAMS_PER_ADDRESS: "100",
     ...bucket.env,
   };
   manifest = JSON.parse((await docker("run", "--rm", "--entrypoint", "cat", IMAGE, "/app/.next/server/server-reference-manifest.json")).stdout) as ActionManifest;
@@ -109,11 +115,14 @@ beforeAll(async () => {
   console.log(`[image] migrate: ${stdout.trim().split("\n").at(-1)}`);
   await Promise.all([startInstance("app1"), startInstance("app2")]);
 
+  // The directives, not the comments that name the same addresses: both instances must be upstreams.
   const conf = fs
     .readFileSync(path.join(import.meta.dirname, "../../deploy/nginx.conf"), "utf8")
-    .replace("127.0.0.1:3001", `127.0.0.1:${ports.app1}`)
-    .replace("127.0.0.1:3002", `127.0.0.1:${ports.app2}`)
-    .replace("listen 8080;", `listen 127.0.0.1:${ports.proxy};`);
+    .replace(/^(\s*server\s+)127\.0\.0\.1:3001\b/m, (_, directive: string) => `${directive}127.0.0.1:${ports.app1}`)
+    .replace(/^(\s*server\s+)127\.0\.0\.1:3002\b/m, (_, directive: string) => `${directive}127.0.0.1:${ports.app2}`)
+    .replace(/^(\s*)listen 8080;/m, (_, indent: string) => `${indent}listen 127.0.0.1:${ports.proxy};`);
+  for (const port of [ports.app1, ports.app2]) expect(conf).toMatch(new RegExp(`^\\s*server\\s+127\\.0\\.0\\.1:${port}\\b`, "m"));
+  expect(conf).toContain(`listen 127.0.0.1:${ports.proxy};`);
   fs.writeFileSync(path.join(work, "nginx.conf"), conf);
   proxy = spawn("nginx", ["-c", path.join(work, "nginx.conf"), "-p", work, "-e", "stderr", "-g", `daemon off; pid ${path.join(work, "nginx.pid")};`], { stdio: ["ignore", "inherit", "inherit"] });
   await waitFor(async () => (await fetch(`${proxyUrl}/api/ready`).catch(() => null))?.status === 200, 30_000, "the proxy answers");
@@ -207,6 +216,62 @@ describe("the image behind the proxy", () => {
     const purchase = await waitFor(async () => (await query<{ status: string; credits: number }>(`SELECT status, credits FROM "Purchase" WHERE "checkoutSessionId" = $1 AND status = 'PAID'`, [sessionId]))[0], 60_000, "the purchase PAID");
     expect(purchase).toMatchObject({ status: "PAID", credits: 100 });
     expect(await query(`SELECT id FROM "CreditEntry" WHERE "ownerId" = $1 AND kind = 'PURCHASE'`, [ownerId])).toHaveLength(1);
+  });
+
+  test("docker stop of one instance with 50 live streams open through the proxy: the streams it held reconnect, through the proxy, to the other, and every stream sees the next change", async () => {
+    const STREAMS = 50;
+    // Ten visitors with five tabs each (a visitor may keep ten streams on one instance).
+    const visitors = Array.from({ length: 10 }, () => cookieVisitor(proxyUrl));
+    const cookies = await Promise.all(visitors.map((visitor) => visitor.cookieHeader()));
+    const open = (i: number, lastEventId?: string) =>
+      SseReader.open(`${proxyUrl}/api/generations/events`, { Cookie: cookies[i % visitors.length]!, ...(lastEventId ? { "Last-Event-ID": lastEventId } : {}) });
+    const streams = await Promise.all(Array.from({ length: STREAMS }, (_, i) => open(i)));
+    // As a browser's EventSource does: a stream that ends reopens through the proxy with its last event's id.
+    const reopened = new Map<number, Promise<SseReader>>();
+    const reconnect = setInterval(() => {
+      streams.forEach((stream, i) => {
+        if (stream.ended && !reopened.has(i)) reopened.set(i, open(i, stream.messages.at(-1)?.id));
+      });
+    }, 20);
+    try {
+      expect(streams.map((stream) => stream.response.status)).toEqual(Array(STREAMS).fill(200));
+      const stopped = Date.now();
+      await docker("stop", "--time", "10", names.app1);
+      const seconds = (Date.now() - stopped) / 1000;
+      const { stdout: exitCode } = await docker("inspect", "--format", "{{.State.ExitCode}}", names.app1);
+      expect(Number(exitCode.trim())).toBe(143);
+      // app1 has exited: the streams it held have ended, and the proxy hands their reconnections to app2.
+      await waitFor(() => reopened.size > 0, 30_000, "the stopped instance's streams to end");
+      console.log(`[image] docker stop with ${STREAMS} live streams open through the proxy took ${seconds.toFixed(1)} s, exit ${exitCode.trim()}`);
+
+      // Every stream, reopened or kept, is live: each visitor's next submit turns SUCCESS on all five of its tabs.
+      const ids = await Promise.all(
+        visitors.map(async (visitor, v) => {
+          const response = await visitor("/api/generations", { method: "POST", json: { model: "alpha-2.5-text-to-video-480p", input: { prompt: `a kite ${v}`, duration: 2 } } });
+          expect(response.status, await response.clone().text()).toBe(201);
+          return ((await response.json()) as { id: string }).id;
+        }),
+      );
+      const live = async () => Promise.all(streams.map((stream, i) => reopened.get(i) ?? stream));
+      await waitFor(
+        async () => (await live()).every((stream, i) => stream.changes().some((change) => change.id === ids[i % visitors.length] && change.state === "SUCCESS")),
+        120_000,
+        "SUCCESS on all 50 streams",
+      );
+      // The stopped instance's streams were reopened, all taken by app2; the others stayed open on it.
+      const again = await Promise.all(reopened.values());
+      console.log(`[image] ${again.length} of the ${STREAMS} streams were on the stopped instance and reopened through the proxy`);
+      expect(again.length).toBeLessThan(STREAMS);
+      expect(again.map((stream) => stream.response.status)).toEqual(Array(again.length).fill(200));
+      expect((await live()).filter((stream) => stream.ended)).toHaveLength(0);
+    } finally {
+      clearInterval(reconnect);
+      const reopenedStreams = await Promise.all(reopened.values());
+      [...streams, ...reopenedStreams].forEach((stream) => stream.close());
+    }
+    // Back to two instances for what follows.
+    await docker("start", names.app1);
+    await instanceReady("app1");
   });
 
   test("docker stop of one instance under a callback storm: it exits 143 within seconds, and every task is settled once, with one capture each", async () => {
