@@ -3,9 +3,14 @@
 # and npm's packages (no registry is reachable here), then runs tests/image
 # against it: the migration job, two instances behind nginx on PostgreSQL
 # with an S3 bucket, everything a person does through the proxy, and one
-# instance stopped under a callback storm (docs/operations.md, "Deploy").
-# Installs what a fresh machine lacks (Debian's docker.io, debootstrap, nginx)
-# and starts a Docker daemon without a bridge (host networking) if none runs.
+# instance stopped under a callback storm (topology.test.ts); then
+# compose.yaml itself, `docker-compose --profile demo up`, on the simulators
+# image and local stand-ins for the registry images it names
+# (deploy/local-images/, deploy/compose.local-images.yaml; compose.test.ts).
+# See docs/operations.md, "Deploy".
+# Installs what a fresh machine lacks (Debian's docker.io, docker-compose,
+# debootstrap, nginx) and starts a Docker daemon without a bridge (host
+# networking) if none runs.
 # Needs root. Prints each step's duration and the image's size.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +19,7 @@ step() { echo "--- image: $1: $((SECONDS - started)) s (load average $(cut -d' '
 
 missing=()
 command -v dockerd >/dev/null || missing+=(docker.io)
+command -v docker-compose >/dev/null || missing+=(docker-compose)
 command -v debootstrap >/dev/null || missing+=(debootstrap)
 command -v nginx >/dev/null || missing+=(nginx)
 if [ ${#missing[@]} -gt 0 ]; then
@@ -60,6 +66,32 @@ size=$("$DOCKER" image inspect framehook:ci --format '{{.Size}}')
 base_size=$("$DOCKER" image inspect "$base" --format '{{.Size}}')
 step "build framehook:ci ($((size / 1000000)) MB, $(((size - base_size) / 1000000)) MB over its base)"
 
+# compose.yaml's images, built here: the demo's simulators (the deps stage is the build's, cached),
+# and stand-ins for the registry's postgres, nginx, SeaweedFS and Mailpit images (deploy/local-images/).
 started=$SECONDS
-FRAMEHOOK_IMAGE=framehook:ci npm run --silent test:image
-step "topology tests"
+if ! "$DOCKER" build --progress plain --network host --build-arg BASE_IMAGE="$base" \
+  --target simulators -t framehook-simulators:ci . >"$build_log" 2>&1; then
+  tail -60 "$build_log"
+  exit 1
+fi
+size=$("$DOCKER" image inspect framehook-simulators:ci --format '{{.Size}}')
+step "build framehook-simulators:ci ($((size / 1000000)) MB)"
+for standin in postgres nginx standins; do
+  started=$SECONDS
+  if ! "$DOCKER" build --progress plain --network host --build-arg BASE_IMAGE="$base" \
+    --build-arg S3RVER_VERSION="$(node -p 'require("./node_modules/s3rver/package.json").version')" \
+    --build-arg SMTP_SERVER_VERSION="$(node -p 'require("./node_modules/smtp-server/package.json").version')" \
+    -f "deploy/local-images/$standin.Dockerfile" -t "framehook-$standin:ci" deploy/local-images >"$build_log" 2>&1; then
+    tail -60 "$build_log"
+    exit 1
+  fi
+  size=$("$DOCKER" image inspect "framehook-$standin:ci" --format '{{.Size}}')
+  step "build stand-in framehook-$standin:ci ($((size / 1000000)) MB, $(((size - base_size) / 1000000)) MB over its base)"
+done
+
+started=$SECONDS
+export FRAMEHOOK_IMAGE=framehook:ci FRAMEHOOK_SIMULATORS_IMAGE=framehook-simulators:ci \
+  POSTGRES_IMAGE=framehook-postgres:ci PROXY_IMAGE=framehook-nginx:ci \
+  S3_IMAGE=framehook-standins:ci MAIL_IMAGE=framehook-standins:ci
+npm run --silent test:image
+step "image tests (topology, compose.yaml)"
