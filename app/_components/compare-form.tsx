@@ -10,16 +10,13 @@ import { submitBatchAction, type CompareState } from "@/app/actions";
 import { holdCredits, type CreditPricing } from "@/lib/credits/prices";
 import { BATCH_MAX_MODELS, BATCH_MIN_MODELS } from "@/lib/batches/batch-request";
 import { ownFieldName, ownFieldsOf, sharedFieldName, sharedFieldsOf } from "@/lib/batches/compare-form";
-import { isMediaField, type FieldSpec, type ModelSpec } from "@/lib/models/catalog";
-import { FieldErrors } from "./generation-form";
+import { isMediaField, type ModelSpec } from "@/lib/models/catalog";
+import { FIELD_CONTROL, FieldErrors, ModelField } from "./generation-form";
 import { MediaField } from "./media-field";
 
 const initialState: CompareState = { status: "idle" };
 const newKey = () => (typeof crypto !== "undefined" && "randomUUID" in crypto ? crypto.randomUUID() : String(Date.now()));
 const credits = (n: number) => `${n.toLocaleString("en-US")} ${n === 1 ? "credit" : "credits"}`;
-const CONTROL =
-  "mt-1 block w-full rounded-lg border border-zinc-300 bg-white px-3 py-2 text-sm placeholder:text-zinc-500 focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-brand-600 aria-invalid:border-red-500 dark:placeholder:text-zinc-400 dark:border-zinc-700 dark:bg-zinc-950";
-
 export function CompareForm({ models, pricing }: { models: readonly ModelSpec[]; pricing: CreditPricing | null }) {
   const [state, formAction, isPending] = useActionState(submitBatchAction, initialState);
   const [picked, setPicked] = useState<string[]>([]);
@@ -99,7 +96,7 @@ export function CompareForm({ models, pricing }: { models: readonly ModelSpec[];
           aria-invalid={errors.prompt ? true : undefined}
           aria-describedby={errors.prompt ? "compare-prompt-error" : undefined}
           placeholder="A paper boat drifting down a rain-soaked street at dusk"
-          className={CONTROL}
+          className={FIELD_CONTROL}
         />
         <FieldErrors id="compare-prompt-error" messages={errors.prompt} />
       </div>
@@ -108,7 +105,7 @@ export function CompareForm({ models, pricing }: { models: readonly ModelSpec[];
         <fieldset className="space-y-3">
           <legend className="text-sm font-semibold">Options for every model</legend>
           {shared.map((field) => (
-            <Field key={`shared:${field.name}`} field={field} id={`compare-shared-${field.name}`} name={sharedFieldName(field.name)} errors={sharedErrors(field.name)} />
+            <ModelField key={`shared:${field.name}`} field={field} id={`compare-shared-${field.name}`} name={sharedFieldName(field.name)} errors={sharedErrors(field.name)} />
           ))}
         </fieldset>
       ) : null}
@@ -133,7 +130,7 @@ export function CompareForm({ models, pricing }: { models: readonly ModelSpec[];
                   errors={errors[ownFieldName(model.id, field.name)]}
                 />
               ) : (
-                <Field key={field.name} field={field} id={`compare-${scope}-${field.name}`} name={ownFieldName(model.id, field.name)} errors={errors[ownFieldName(model.id, field.name)]} />
+                <ModelField key={field.name} field={field} id={`compare-${scope}-${field.name}`} name={ownFieldName(model.id, field.name)} errors={errors[ownFieldName(model.id, field.name)]} />
               ),
             )}
             {own.length === 0 ? <p className="text-xs text-zinc-600 dark:text-zinc-400">No options of its own.</p> : null}
@@ -185,44 +182,3 @@ export function CompareForm({ models, pricing }: { models: readonly ModelSpec[];
   );
 }
 
-function Field({ field, id, name, errors }: { field: Exclude<FieldSpec, { type: "image" | "video-list" }> | FieldSpec; id: string; name: string; errors?: string[] }) {
-  const errorId = `${id}-error`;
-  const common = { id, name, "aria-invalid": errors ? true : undefined, "aria-describedby": errors ? errorId : undefined, className: CONTROL };
-  let control: React.ReactNode = null;
-  switch (field.type) {
-    case "text":
-      control = field.multiline ? <textarea {...common} rows={2} maxLength={field.maxLength} /> : <input {...common} type="text" maxLength={field.maxLength} />;
-      break;
-    case "integer":
-      control = <input {...common} type="number" inputMode="numeric" min={field.min} max={field.max} step={1} defaultValue={field.default} />;
-      break;
-    case "select":
-      control = (
-        <select {...common} defaultValue={field.default}>
-          {field.options.map((o) => (
-            <option key={o}>{o}</option>
-          ))}
-        </select>
-      );
-      break;
-    case "url":
-      control = <input {...common} type="url" inputMode="url" />;
-      break;
-    case "url-list":
-      control = <textarea {...common} rows={2} />;
-      break;
-    default:
-      return null;
-  }
-  return (
-    <div>
-      <label htmlFor={id} className="block text-sm font-medium">
-        {field.label}
-        {field.type === "integer" && field.unit ? ` (${field.unit})` : ""}
-        {!field.required && <span className="font-normal text-zinc-500 dark:text-zinc-400"> · optional</span>}
-      </label>
-      {control}
-      <FieldErrors id={errorId} messages={errors} />
-    </div>
-  );
-}

@@ -188,7 +188,7 @@ export function GenerationForm({
             {frames.length === 2 && field === frames[1] ? <FrameShapeWarning first={uploadsOf(frames[0]!.name)?.[0]} last={uploadsOf(field.name)?.[0]} /> : null}
           </div>
         ) : (
-          <Field
+          <ModelField
             key={field.name === "prompt" ? "prompt" : `${model.id}:${field.name}`}
             field={field}
             errors={errors[field.name]}
@@ -270,17 +270,27 @@ export function GenerationForm({
   );
 }
 
-function Field({
+/** The look of a model option's control, in this form and the compare form. */
+export const FIELD_CONTROL =
+  "mt-1 block w-full rounded-lg border border-zinc-300 bg-white px-3 py-2 text-sm placeholder:text-zinc-500 focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-brand-600 aria-invalid:border-red-500 dark:placeholder:text-zinc-400 dark:border-zinc-700 dark:bg-zinc-950";
+
+/**
+ * One of a model's options (anything but a media input), with its label and errors. `id` and `name` default to
+ * this form's (`input.<name>`); the compare form names each model's own copy.
+ */
+export function ModelField({
   field,
   errors,
   onDurationChange,
+  id = field.name === "prompt" ? PROMPT_FIELD_ID : `field-${field.name}`,
+  name = `input.${field.name}`,
 }: {
   field: Exclude<FieldSpec, MediaFieldSpec>;
   errors?: string[];
   onDurationChange?: (value: number | undefined) => void;
+  id?: string;
+  name?: string;
 }) {
-  const id = field.name === "prompt" ? PROMPT_FIELD_ID : `field-${field.name}`;
-  const name = `input.${field.name}`;
   const errorId = `${id}-error`;
   const common = {
     id,
@@ -288,8 +298,7 @@ function Field({
     "aria-invalid": errors ? true : undefined,
     "aria-describedby": errors ? errorId : undefined,
     required: field.required,
-    className:
-      "mt-1 block w-full rounded-lg border border-zinc-300 bg-white px-3 py-2 text-sm placeholder:text-zinc-500 focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-brand-600 aria-invalid:border-red-500 dark:placeholder:text-zinc-400 dark:border-zinc-700 dark:bg-zinc-950",
+    className: FIELD_CONTROL,
   };
   let control: React.ReactNode;
   switch (field.type) {

@@ -1,7 +1,7 @@
 // The compare form's field names, read on the server and named on the
 // client alike: `models` (the picked ids), `prompt`, `shared.<field>` for the
 // options every picked model has, `own.<model>.<field>` for a model's own.
-import { isMediaField, type FieldSpec, type ModelSpec } from "@/lib/models/catalog";
+import { isMediaField, type FieldSpec, type MediaFieldSpec, type ModelSpec } from "@/lib/models/catalog";
 
 export const ownFieldName = (modelId: string, field: string) => `own.${modelId}.${field}`;
 export const sharedFieldName = (field: string) => `shared.${field}`;
@@ -9,10 +9,12 @@ export const sharedFieldName = (field: string) => `shared.${field}`;
 const sameField = (a: FieldSpec, b: FieldSpec) => a.name === b.name && a.type === b.type && JSON.stringify(a) === JSON.stringify(b);
 
 /** The options asked once: every picked model has the very same field (the prompt and media inputs aside). */
-export function sharedFieldsOf(models: readonly ModelSpec[]): FieldSpec[] {
+export function sharedFieldsOf(models: readonly ModelSpec[]): Exclude<FieldSpec, MediaFieldSpec>[] {
   const [first, ...rest] = models;
   if (!first) return [];
-  return first.fields.filter((f) => f.name !== "prompt" && !isMediaField(f) && rest.every((m) => m.fields.some((g) => sameField(f, g))));
+  return first.fields.filter(
+    (f): f is Exclude<FieldSpec, MediaFieldSpec> => f.name !== "prompt" && !isMediaField(f) && rest.every((m) => m.fields.some((g) => sameField(f, g))),
+  );
 }
 
 /** A model's own options: what is not asked once. */
