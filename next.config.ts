@@ -12,11 +12,11 @@ export const FRAMEABLE_PATHS: string[] = ["/v/:token/embed"];
 
 /**
  * The routes that serve stored files (results, stills, uploads, the gateway's
- * input links, a shared video's file and still) send a policy of their own
- * ("default-src 'none'; sandbox; frame-ancestors 'none'"): Next's configured
- * headers would replace it.
+ * input links, a shared video's file and still, a shared comparison's) send a
+ * policy of their own ("default-src 'none'; sandbox; frame-ancestors 'none'"):
+ * Next's configured headers would replace it.
  */
-const OWN_POLICY_PREFIXES = ["api/media", "api/uploads", "api/inputs", "v/:token/video", "v/:token/still"];
+const OWN_POLICY_PREFIXES = ["api/media", "api/uploads", "api/inputs", "v/:token/video", "v/:token/still", "c/:token/:position/video", "c/:token/:position/still"];
 
 /** Every path but the frameable ones (and, with `ownPolicy`, those that set their own policy), as one `source`. */
 function unframeableSource({ ownPolicy = false } = {}): string {
@@ -38,6 +38,7 @@ const nextConfig: NextConfig = {
       { source: unframeableSource({ ownPolicy: true }), headers: [{ key: "Content-Security-Policy", value: "frame-ancestors 'none'" }] },
       // A share link's token is in its URL: no other site learns it from a Referer, and no search engine lists it.
       { source: "/v/:path*", headers: [{ key: "Referrer-Policy", value: "no-referrer" }, { key: "X-Robots-Tag", value: "noindex, nofollow" }] },
+      { source: "/c/:path*", headers: [{ key: "Referrer-Policy", value: "no-referrer" }, { key: "X-Robots-Tag", value: "noindex, nofollow" }] },
     ];
   },
   // `next dev` serves its scripts and hot reload only to pages opened on the host it
@@ -70,7 +71,7 @@ const nextConfig: NextConfig = {
     // input link's its signature (the gateway's fetch, valid for a day). Any
     // other URL that carries a signature is left out too.
     // A share link's path is its token.
-    incomingRequests: { ignore: [/^\/api\/webhooks\/gateway\b/, /^\/api\/inputs\//, /^\/v\//, /[?&](sig|signature|token)=/i] },
+    incomingRequests: { ignore: [/^\/api\/webhooks\/gateway\b/, /^\/api\/inputs\//, /^\/v\//, /^\/c\//, /[?&](sig|signature|token)=/i] },
   },
 };
 

@@ -1,6 +1,6 @@
 // In front of every page and API: the optional access gate for deployed
 // instances (with APP_PASSWORD set, HTTP Basic auth, any user name), the
-// per-address limit on public share links (/v/…), then the anonymous
+// per-address limit on public share links (/v/…, /c/…), then the anonymous
 // visitor cookie that getViewer() reads (lib/viewer/). Callbacks,
 // health checks, the cron and one-click unsubscribes carry their own credentials, act for no viewer,
 // and pass through (callbacks are kept out by the matcher, below, as well).

@@ -15,6 +15,7 @@ import { UPLOAD_ID_PATTERN } from "@/lib/models/input-schema";
 import { hideGeneration } from "@/lib/generations/store";
 import type { ShareLink } from "@/lib/sharing/share-link";
 import { shareVideo, stopSharing } from "@/lib/sharing/share-video";
+import { shareComparison, stopSharingComparison } from "@/lib/sharing/share-comparison";
 import { submitGeneration } from "@/lib/generations/submit";
 import { setBatchPick } from "@/lib/batches/batch-store";
 import { submitBatch } from "@/lib/batches/submit-batch";
@@ -97,6 +98,36 @@ export async function pickBatchVideoAction(batchId: unknown, pickId: unknown): P
   if (!viewer) return { status: "error", message: "Sign in to pick." };
   const picked = await setBatchPick({ id: ids.data.batchId, ownerId: viewer.id, pickId: ids.data.pickId });
   return picked ? { status: "success", message: ids.data.pickId ? "Marked as your pick." : "Pick cleared." } : { status: "error", message: "No such comparison, or that video is not in it." };
+}
+
+/** Shares the viewer's own comparison under a new public link (any earlier link stops working). */
+export async function shareBatchAction(batchId: unknown, showPrompt: unknown): Promise<CardActionState> {
+  return onOwnBatch(batchId, "share a comparison", async (id, viewer) => {
+    const outcome = await shareComparison({ id, ownerId: viewer.id, showPrompt: showPrompt !== false });
+    if (outcome.status === "not_found") return { status: "error", message: "Only your own comparisons can be shared." };
+    if (outcome.status === "not_shareable") return { status: "error", message: outcome.message };
+    return { status: "success", message: "Public link made.", share: outcome.link };
+  });
+}
+
+export async function stopSharingBatchAction(batchId: unknown): Promise<CardActionState> {
+  return onOwnBatch(batchId, "stop sharing a comparison", async (id, viewer) => {
+    if ((await stopSharingComparison({ id, ownerId: viewer.id })) === "not_found") return { status: "error", message: "Only your own comparisons can be shared." };
+    return { status: "success", message: "Stopped sharing: the link no longer opens.", share: null };
+  });
+}
+
+/** A comparison's id checked and the viewer read, as for a card's actions. */
+async function onOwnBatch(batchId: unknown, what: string, act: (id: string, viewer: Viewer) => Promise<CardActionState>): Promise<CardActionState> {
+  const id = generationId.safeParse(batchId);
+  if (!id.success) return { status: "error", message: "No such comparison." };
+  const viewer = await getViewer();
+  if (!viewer) return { status: "error", message: "Sign in to manage comparisons." };
+  try {
+    return await act(id.data, viewer);
+  } catch (error) {
+    return failure(error, what);
+  }
 }
 
 export async function retryGenerationAction(id: unknown): Promise<CardActionState> {

@@ -1,10 +1,12 @@
 "use client";
-// Sharing a Ready video of the viewer's own (its card and its detail page):
-// "Share" asks whether the public page shows the prompt, then makes a public
-// link, copies it and shows it, with "Copy link" and "Stop sharing". Each
-// share makes a new link; stopping makes the old one a 404 at once.
+// Sharing what is the viewer's own: a Ready video (its card and its detail
+// page) or a comparison (its view). "Share" asks whether the public page shows
+// the prompt, then makes a public link, copies it and shows it, with "Copy
+// link" and "Stop sharing". Each share makes a new link; stopping makes the
+// old one a 404 at once.
 import { useId, useState, useTransition } from "react";
-import { shareVideoAction, stopSharingAction } from "@/app/actions";
+import { shareBatchAction, shareVideoAction, stopSharingAction, stopSharingBatchAction } from "@/app/actions";
+import type { Batch } from "@/lib/batches/queries";
 import type { Generation } from "@/lib/generations/generation";
 import type { ShareLink } from "@/lib/sharing/share-link";
 
@@ -17,19 +19,61 @@ const primary =
 export const isShareable = (generation: Generation, own: boolean) =>
   own && generation.state === "SUCCESS" && generation.storedMedia.some((m) => m.position === 0 && m.status === "done" && m.kind === "video");
 
+type ShareAnswer = { status: "success" | "error"; message: string; share?: ShareLink | null };
+
 export function ShareControl({ generation, onAnnounce }: { generation: Generation; onAnnounce: (message: string) => void }) {
-  const [share, setShare] = useState<ShareLink | null>(generation.share);
+  return (
+    <ShareLinkControl
+      link={generation.share}
+      about={`“${generation.prompt.slice(0, 60)}”`}
+      share={(showPrompt) => shareVideoAction(generation.id, showPrompt)}
+      stop={() => stopSharingAction(generation.id)}
+      onAnnounce={onAnnounce}
+    />
+  );
+}
+
+/** Whether the viewer can share the comparison: at least one of its videos plays from the start (the rest join the public page as they land). */
+export const isBatchShareable = (batch: Batch) => batch.generations.some((g) => isShareable(g, true));
+
+export function BatchShareControl({ batch, onAnnounce }: { batch: Batch; onAnnounce: (message: string) => void }) {
+  return (
+    <ShareLinkControl
+      link={batch.share}
+      about={`comparison “${batch.prompt.slice(0, 50)}”`}
+      share={(showPrompt) => shareBatchAction(batch.id, showPrompt)}
+      stop={() => stopSharingBatchAction(batch.id)}
+      onAnnounce={onAnnounce}
+    />
+  );
+}
+
+function ShareLinkControl({
+  link,
+  about: subject,
+  share: makeLink,
+  stop: stopLink,
+  onAnnounce,
+}: {
+  link: ShareLink | null;
+  /** What is shared, for screen readers (several controls may be on one page). */
+  about: string;
+  share: (showPrompt: boolean) => Promise<ShareAnswer>;
+  stop: () => Promise<ShareAnswer>;
+  onAnnounce: (message: string) => void;
+}) {
+  const [share, setShare] = useState<ShareLink | null>(link);
   const [choosing, setChoosing] = useState(false);
   const [showPrompt, setShowPrompt] = useState(true);
   const [busy, startTransition] = useTransition();
   const ids = useId();
-  // A newer read of the generation (another tab shared or stopped) wins over what this card last did.
-  const [read, setRead] = useState(generation.share?.url);
-  if (generation.share?.url !== read) {
-    setRead(generation.share?.url);
-    setShare(generation.share);
+  // A newer read (another tab shared or stopped) wins over what this control last did.
+  const [read, setRead] = useState(link?.url);
+  if (link?.url !== read) {
+    setRead(link?.url);
+    setShare(link);
   }
-  const about = <span className="sr-only"> “{generation.prompt.slice(0, 60)}”</span>;
+  const about = <span className="sr-only"> {subject}</span>;
 
   const copy = async (url: string, made: boolean) => {
     try {
@@ -41,7 +85,7 @@ export function ShareControl({ generation, onAnnounce }: { generation: Generatio
   };
   const create = () =>
     startTransition(async () => {
-      const answer = await shareVideoAction(generation.id, showPrompt);
+      const answer = await makeLink(showPrompt);
       if (answer.status === "error" || !answer.share) return onAnnounce(answer.message);
       setShare(answer.share);
       setChoosing(false);
@@ -49,7 +93,7 @@ export function ShareControl({ generation, onAnnounce }: { generation: Generatio
     });
   const stop = () =>
     startTransition(async () => {
-      const answer = await stopSharingAction(generation.id);
+      const answer = await stopLink();
       if (answer.status === "success") setShare(null);
       onAnnounce(answer.message);
     });

@@ -25,3 +25,39 @@ export async function setBatchPick({ id, ownerId, pickId }: { id: string; ownerI
 export async function releaseBatchKey({ id, idempotencyKey }: { id: string; idempotencyKey: string }): Promise<void> {
   await prisma.batch.updateMany({ where: { id, idempotencyKey }, data: { idempotencyKey: null } });
 }
+
+const NOT_SHARED = { shareKey: null, shareSeed: null, sharedAt: null } as const;
+
+/**
+ * Shares the owner's comparison under a new public link (`key`, the hash of
+ * its token, and `seed`: lib/sharing/share-token.ts); an earlier link of it
+ * is replaced, so it stops working. Conditional: the owner's own, with at
+ * least one Ready video not deleted; null when nothing matched.
+ */
+export async function shareBatchRow({
+  id,
+  ownerId,
+  key,
+  seed,
+  showPrompt,
+  now = new Date(),
+}: {
+  id: string;
+  ownerId: string;
+  key: string;
+  seed: string;
+  showPrompt: boolean;
+  now?: Date;
+}): Promise<Date | null> {
+  const { count } = await prisma.batch.updateMany({
+    where: { id, ownerId, generations: { some: { state: "SUCCESS", deletedAt: null } } },
+    data: { shareKey: key, shareSeed: seed, sharedAt: now, shareShowsPrompt: showPrompt },
+  });
+  return count === 1 ? now : null;
+}
+
+/** Stops sharing: the link's hash is gone, so its page and files are a 404 from the next request on. True when the owner has this batch, shared or not. */
+export async function unshareBatchRow({ id, ownerId }: { id: string; ownerId: string }): Promise<boolean> {
+  const { count } = await prisma.batch.updateMany({ where: { id, ownerId }, data: NOT_SHARED });
+  return count === 1;
+}

@@ -6,6 +6,7 @@ import { kickMediaCopies } from "@/lib/copies/kick";
 import { readCreditCharges } from "@/lib/generations/charges";
 import { refreshWithinBudget } from "@/lib/generations/list-fresh";
 import { toGeneration, type Generation } from "@/lib/generations/generation";
+import { shareLinkOf, type ShareLink } from "@/lib/sharing/share-link";
 
 export type Batch = {
   id: string;
@@ -13,6 +14,8 @@ export type Batch = {
   /** The video the owner marked as their pick, if it is still in the batch. */
   pickId: string | null;
   createdAt: string;
+  /** Its public link while the owner shares it (lib/sharing); the owner is the only reader of a Batch. */
+  share: ShareLink | null;
   /** Its videos not deleted from the gallery, in the order the models were asked for. */
   generations: Generation[];
 };
@@ -32,6 +35,7 @@ export async function getBatch({ id, ownerId }: { id: string; ownerId: string })
     prompt: row.prompt,
     pickId: generations.some((g) => g.id === row.pickId) ? row.pickId : null,
     createdAt: row.createdAt.toISOString(),
+    share: shareLinkOf(row, "batch"),
     generations,
   };
 }

@@ -1,4 +1,4 @@
-// The link preview of a shared video, as the <meta> tags the clients that
+// The link preview of a shared video (and of a shared comparison, at the end), as the <meta> tags the clients that
 // unfurl links read:
 // - Discord plays `og:video` inline when it is the file itself (not a page),
 //   with `og:video:type`, `og:video:width` and `og:video:height`; `og:image` is its poster.
@@ -8,6 +8,7 @@
 //   `twitter:image` as its poster and `twitter:player:stream` the file.
 // Sizes and type come from the stored copy, never from what the gateway said.
 import { truncateTitle } from "@/lib/brand/page-metadata";
+import type { SharedComparison } from "./shared-comparison";
 import type { SharedVideo } from "./shared-video";
 
 export type PreviewTag = { attribute: "property" | "name"; key: string; content: string };
@@ -51,5 +52,38 @@ export function sharePreviewTags(video: SharedVideo, { siteName }: { siteName: s
     tw("player:height", String(size.height)),
     tw("player:stream", video.urls.video),
     tw("player:stream:content_type", video.video.contentType),
+  ];
+}
+
+/**
+ * A shared comparison's preview: a summary card with one still (the pick's,
+ * else the first ready video's). No og:video: a client that plays one file
+ * inline would show one model of several as if it were the comparison.
+ */
+export function comparisonPreviewTitle(comparison: SharedComparison): string {
+  return comparison.prompt ? truncateTitle(comparison.prompt) : `${comparison.videos.length} models compared`;
+}
+
+export function comparisonPreviewDescription(comparison: SharedComparison, siteName: string): string {
+  return `${comparison.videos.map((v) => v.model.label).join(", ")}: one prompt, side by side · shared from ${siteName}`;
+}
+
+export function comparisonPreviewTags(comparison: SharedComparison, { siteName }: { siteName: string }): PreviewTag[] {
+  const title = comparisonPreviewTitle(comparison);
+  const description = comparisonPreviewDescription(comparison, siteName);
+  const image = comparison.urls.image;
+  const og = (key: string, content: string): PreviewTag => ({ attribute: "property", key: `og:${key}`, content });
+  const tw = (key: string, content: string): PreviewTag => ({ attribute: "name", key: `twitter:${key}`, content });
+  return [
+    og("type", "website"),
+    og("site_name", siteName),
+    og("title", title),
+    og("description", description),
+    og("url", comparison.urls.page),
+    ...(image ? [og("image", image), og("image:type", "image/jpeg"), og("image:alt", title)] : []),
+    tw("card", image ? "summary_large_image" : "summary"),
+    tw("title", title),
+    tw("description", description),
+    ...(image ? [tw("image", image)] : []),
   ];
 }

@@ -1,13 +1,16 @@
 // The per-address limit on public share links, in the database's limiter so
-// that every instance counts together. proxy.ts applies it in front of all
-// four public routes (page, file, still, player), one hit per request.
+// that every instance counts together. proxy.ts applies it in front of every
+// public route, a shared video's and a shared comparison's alike, one hit per request.
 import "server-only";
 import { env } from "@/lib/env";
 import { hitRateLimit, visitorKey, type RateLimitResult } from "@/lib/rate-limit";
 
-/** /v/<token>, /v/<token>/video, /v/<token>/still, /v/<token>/embed: which public route a path is, or null. */
+/**
+ * Which public route a path is, or null: /v/<token> and its /video, /still,
+ * /embed; /c/<token> and each of its videos' /<n>/video and /<n>/still.
+ */
 export function publicShareRoute(pathname: string): "page" | "video" | "still" | "embed" | null {
-  const match = /^\/v\/[^/]+(?:\/(video|still|embed))?\/?$/.exec(pathname);
+  const match = /^\/v\/[^/]+(?:\/(video|still|embed))?\/?$/.exec(pathname) ?? /^\/c\/[^/]+(?:\/[^/]+\/(video|still))?\/?$/.exec(pathname);
   if (!match) return null;
   return (match[1] as "video" | "still" | "embed" | undefined) ?? "page";
 }

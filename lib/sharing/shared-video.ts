@@ -12,6 +12,7 @@ import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { findModel } from "@/lib/models/catalog";
+import { describePublicCopy, PUBLIC_COPIES, publicCopyOf, type PublicVideo } from "./public-copy";
 import { absoluteUrl, sharePaths } from "./share-link";
 import { isShareToken, shareKeyOf, verifyShareToken } from "./share-token";
 
@@ -19,14 +20,12 @@ export type SharedVideo = {
   model: { id: string; label: string };
   /** Null when the owner chose to hide it. */
   prompt: string | null;
-  video: { contentType: string; size: number; width: number | null; height: number | null; hasStill: boolean };
+  video: PublicVideo;
   /** The public routes: absolute (`urls`) for link previews, which need them; `paths` for the app's own pages. */
   urls: { page: string; video: string; still: string; embed: string };
   paths: { page: string; video: string; still: string; embed: string };
   sharedAt: string;
 };
-
-const COPY = { id: true, state: true, storageKey: true, contentType: true, size: true, sha256: true, stillKey: true, stillCheckedAt: true, width: true, height: true } as const;
 
 async function findShare(token: string) {
   if (!isShareToken(token)) return null;
@@ -41,14 +40,13 @@ async function findShare(token: string) {
       shareSeed: true,
       shareShowsPrompt: true,
       sharedAt: true,
-      mediaCopies: { where: { position: 0, state: "DONE" }, select: COPY },
+      mediaCopies: PUBLIC_COPIES,
     },
   });
   if (!row || row.state !== "SUCCESS" || row.deletedAt || !row.sharedAt) return null;
   if (!verifyShareToken(token, { generationId: row.id, seed: row.shareSeed }, env.WEBHOOK_SECRET)) return null;
-  const copy = row.mediaCopies[0];
-  if (!copy || copy.size === null || !copy.contentType?.startsWith("video/")) return null;
-  return { row, copy: { ...copy, size: copy.size, contentType: copy.contentType } };
+  const copy = publicCopyOf(row.mediaCopies);
+  return copy ? { row, copy } : null;
 }
 
 export async function findSharedVideo({ token }: { token: string }): Promise<SharedVideo | null> {
@@ -59,7 +57,7 @@ export async function findSharedVideo({ token }: { token: string }): Promise<Sha
   return {
     model: { id: row.model, label: findModel(row.model)?.label ?? row.model },
     prompt: row.shareShowsPrompt ? row.prompt : null,
-    video: { contentType: copy.contentType, size: copy.size, width: copy.width, height: copy.height, hasStill: copy.stillKey !== null || copy.stillCheckedAt === null },
+    video: describePublicCopy(copy),
     urls: { page: absoluteUrl(paths.page), video: absoluteUrl(paths.video), still: absoluteUrl(paths.still), embed: absoluteUrl(paths.embed) },
     paths,
     sharedAt: row.sharedAt!.toISOString(),

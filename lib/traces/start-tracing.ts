@@ -68,7 +68,8 @@ class SecretScrubber implements SpanProcessor {
   }
 }
 
-const SHARE_TOKEN = /(\/v\/)[^/?#\s]+/g;
+/** A public link's token in a path: a shared video's (/v/<token>) or a comparison's (/c/<token>). */
+const SHARE_TOKEN = /(\/[vc]\/)[^/?#\s]+/g;
 
 function withoutSecrets(text: string): string {
   return text.replace(/\?\S*/g, "").replace(SHARE_TOKEN, "$1[token]");

@@ -238,12 +238,16 @@ describe("with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
     expect((await b(sharePath)).status).toBe(200);
     const shareToken = sharePath.split("/")[2]!;
     await waitFor(() => receiver.spans.some((span) => String(span.attributes["http.target"] ?? "").startsWith("/v/")), 60_000, "the public page's request span");
+    // A comparison's link too (/c/<token>): its path is cut the same way, whether the token opens anything or not.
+    const comparisonToken = "Cz".repeat(21) + "x";
+    expect((await b(`/c/${comparisonToken}`)).status).toBe(404);
+    await waitFor(() => receiver.spans.some((span) => String(span.attributes["http.target"] ?? "").startsWith("/c/")), 60_000, "the comparison page's request span");
 
     const { callbackUrlFor } = await import("@/lib/generations/callback-url");
     const token = new URL(callbackUrlFor(id)!).searchParams.get("token")!;
     const exported = receiver.payloads.join("\n");
     expect(exported.length).toBeGreaterThan(0);
-    for (const secret of ["lighthouse", "kite over dunes", marker, email, "@example.com", token, shareToken]) {
+    for (const secret of ["lighthouse", "kite over dunes", marker, email, "@example.com", token, shareToken, comparisonToken]) {
       expect(exported.includes(secret), `the exported spans hold "${secret}"`).toBe(false);
     }
   });

@@ -1,12 +1,14 @@
 // A shared video's link preview, rendered as the page renders it, read the
-// way Discord, Slack and X read a page's <meta> tags; its player page; and
-// the link's token (size, derivation, constant-time check).
+// way Discord, Slack and X read a page's <meta> tags; its player page; a
+// shared comparison's preview; and the link's token (size, derivation,
+// constant-time check, a comparison's apart from a video's).
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, test } from "vitest";
-import { PreviewTags } from "@/app/v/[token]/_components/preview-tags";
+import { PreviewTags } from "@/app/_components/preview-tags";
 import { embedPageHtml } from "@/lib/sharing/embed-page";
-import { sharePreviewTags } from "@/lib/sharing/preview-tags";
+import { comparisonPreviewTags, sharePreviewTags } from "@/lib/sharing/preview-tags";
+import type { SharedComparison } from "@/lib/sharing/shared-comparison";
 import type { SharedVideo } from "@/lib/sharing/shared-video";
 import { isShareToken, newShareSeed, shareKeyOf, shareTokenFor, verifyShareToken } from "@/lib/sharing/share-token";
 
@@ -141,11 +143,62 @@ describe("the token", () => {
     expect(verifyShareToken(change(token), { generationId: "g1", seed }, secret)).toBe(expected);
   });
 
+  test("a comparison's token is not its id's video token: the two kinds of link never open each other", () => {
+    const seed = newShareSeed();
+    const batchToken = shareTokenFor({ batchId: "x1", seed }, secret);
+    expect(isShareToken(batchToken)).toBe(true);
+    expect(batchToken).not.toBe(shareTokenFor({ generationId: "x1", seed }, secret));
+    expect(verifyShareToken(batchToken, { batchId: "x1", seed }, secret)).toBe(true);
+    expect(verifyShareToken(batchToken, { generationId: "x1", seed }, secret)).toBe(false);
+    expect(verifyShareToken(batchToken, { batchId: "x2", seed }, secret)).toBe(false);
+  });
+
   test("another generation's seed, another secret, or no seed (not shared) never verify", () => {
     const seed = newShareSeed();
     const token = shareTokenFor({ generationId: "g1", seed }, secret);
     expect(verifyShareToken(token, { generationId: "g2", seed }, secret)).toBe(false);
     expect(verifyShareToken(token, { generationId: "g1", seed }, `${secret}-rotated`)).toBe(false);
     expect(verifyShareToken(token, { generationId: "g1", seed: null }, secret)).toBe(false);
+  });
+});
+
+describe("a shared comparison's preview", () => {
+  const PAGE = "https://videos.example.com/c/tok";
+  const column = (position: number, label: string, over: Partial<SharedComparison["videos"][number]> = {}): SharedComparison["videos"][number] => ({
+    position,
+    model: { id: label, label },
+    status: "ready",
+    video: { contentType: "video/mp4", size: 1000, width: 854, height: 480, hasStill: true },
+    paths: { video: `/c/tok/${position}/video`, still: `/c/tok/${position}/still` },
+    picked: false,
+    ...over,
+  });
+  const comparison = (over: Partial<SharedComparison> = {}): SharedComparison => ({
+    prompt: "A kite over the dunes",
+    videos: [column(0, "Alpha 2.5 · 480p"), column(1, "Alpha 2.5")],
+    urls: { page: PAGE, image: `${PAGE}/1/still` },
+    paths: { page: "/c/tok" },
+    sharedAt: "2026-11-28T12:00:00.000Z",
+    ...over,
+  });
+  const render = (value: SharedComparison) => readTags(renderToStaticMarkup(createElement(PreviewTags, { tags: comparisonPreviewTags(value, { siteName: "Framehook" }) })));
+
+  test("a summary card with the still it was given, every model named, and no og:video (one file is not the comparison)", () => {
+    const tags = render(comparison());
+    expect(tags.get("og:title")).toEqual(["A kite over the dunes"]);
+    expect(tags.get("og:description")).toEqual(["Alpha 2.5 · 480p, Alpha 2.5: one prompt, side by side · shared from Framehook"]);
+    expect(tags.get("og:image")).toEqual([`${PAGE}/1/still`]);
+    expect(tags.get("og:url")).toEqual([PAGE]);
+    expect(tags.get("twitter:card")).toEqual(["summary_large_image"]);
+    expect(tags.has("og:video")).toBe(false);
+    expect(tags.has("twitter:player")).toBe(false);
+  });
+
+  test("the prompt hidden and no still yet: the models only, and a plain summary card", () => {
+    const tags = render(comparison({ prompt: null, urls: { page: PAGE, image: null } }));
+    expect(tags.get("og:title")).toEqual(["2 models compared"]);
+    expect(tags.has("og:image")).toBe(false);
+    expect(tags.get("twitter:card")).toEqual(["summary"]);
+    expect([...tags.values()].flat().join(" ")).not.toContain("kite");
   });
 });

@@ -10,7 +10,7 @@ import { cache } from "react";
 import { brand } from "@/lib/brand";
 import { sharePreviewDescription, sharePreviewTags, sharePreviewTitle } from "@/lib/sharing/preview-tags";
 import { findSharedVideo } from "@/lib/sharing/shared-video";
-import { PreviewTags } from "./_components/preview-tags";
+import { PreviewTags } from "@/app/_components/preview-tags";
 
 export const dynamic = "force-dynamic";
 

@@ -3,16 +3,18 @@
 // stream (SWR reads the batch again when one of its videos changes; polling
 // while the stream is down), with its model, the time it took and its credits.
 // "Play all from the start" rewinds and plays every Ready video together;
-// "Mark as my pick" is kept with the batch.
+// "Mark as my pick" is kept with the batch; "Share" makes its public link.
 import Link from "next/link";
-import { useRef, useState, useTransition } from "react";
+import { useState, useTransition } from "react";
 import useSWR from "swr";
 import { pickBatchVideoAction } from "@/app/actions";
 import { fetchJson, POLL_INTERVAL_MS, SAFETY_NET_POLL_MS } from "@/app/_components/client-data";
 import { formatElapsed } from "@/app/_components/format";
 import { describeCharge } from "@/app/_components/generation-charge";
+import { BatchShareControl, isBatchShareable } from "@/app/_components/share-control";
 import { StateBadge } from "@/app/_components/state-badge";
 import { useGenerationEvents } from "@/app/_components/use-generation-events";
+import { usePlayTogether } from "@/app/_components/use-play-together";
 import type { Batch } from "@/lib/batches/queries";
 import { playbackUrl } from "@/lib/copies/media-copy";
 import type { Generation } from "@/lib/generations/generation";
@@ -37,20 +39,14 @@ export function ComparisonView({ initialBatch }: { initialBatch: Batch }) {
     refreshInterval: (latest) => (pending(latest) ? (status === "live" ? SAFETY_NET_POLL_MS : POLL_INTERVAL_MS) : 0),
   });
   const batch = data ?? initialBatch;
-  const players = useRef(new Map<string, HTMLVideoElement>());
+  const players = usePlayTogether();
   const [message, setMessage] = useState("");
   const [picking, startPicking] = useTransition();
   const ready = batch.generations.filter((g) => g.state === "SUCCESS" && playbackUrl(g));
 
   const playAll = async () => {
-    const videos = ready.map((g) => players.current.get(g.id)).filter((v): v is HTMLVideoElement => v !== undefined);
-    for (const video of videos) {
-      video.pause();
-      video.currentTime = 0;
-    }
-    // Started together, after every one is rewound: they run in step from the first frame.
-    await Promise.all(videos.map((video) => video.play().catch(() => undefined)));
-    setMessage(`Playing ${videos.length} videos from the start.`);
+    const playing = await players.playAll(ready.map((g) => g.id));
+    setMessage(`Playing ${playing} videos from the start.`);
   };
 
   const pick = (id: string | null) =>
@@ -78,6 +74,11 @@ export function ComparisonView({ initialBatch }: { initialBatch: Batch }) {
           Play all from the start
         </button>
       </div>
+      {isBatchShareable(batch) || batch.share ? (
+        <div className="max-w-xl">
+          <BatchShareControl batch={batch} onAnnounce={setMessage} />
+        </div>
+      ) : null}
       <p role="status" aria-live="polite" data-testid="compare-status" className="text-sm text-emerald-700 dark:text-emerald-400">
         {message}
       </p>
@@ -89,7 +90,7 @@ export function ComparisonView({ initialBatch }: { initialBatch: Batch }) {
             picked={batch.pickId === g.id}
             busy={picking}
             onPick={() => pick(batch.pickId === g.id ? null : g.id)}
-            register={(video) => (video ? players.current.set(g.id, video) : players.current.delete(g.id))}
+            register={players.register(g.id)}
           />
         ))}
       </ol>

@@ -1,4 +1,4 @@
-// The shared video's link preview (lib/sharing/preview-tags.ts) as <meta>
+// A shared video's or comparison's link preview (lib/sharing/preview-tags.ts) as <meta>
 // elements; React places them in the document's <head>.
 import type { PreviewTag } from "@/lib/sharing/preview-tags";
 
