@@ -310,4 +310,91 @@ describe("the image behind the proxy", () => {
     expect(delivered.length).toBeGreaterThanOrEqual(TASKS);
     expect((await fetch(`${proxyUrl}/api/ready`)).status).toBe(200);
   });
+
+  test("a rolling restart under load: tasks submitted and their callbacks (three each) sent while app1, then app2, stop and start again: every task submitted once, SUCCESS, with one capture", { timeout: 900_000 }, async () => {
+    // CI runs 200 (about a minute and a half here); BENCHMARKS.md's figure is IMAGE_ROLLING_TASKS=2000.
+    const TASKS = Number(process.env.IMAGE_ROLLING_TASKS ?? 200);
+    const marker = `rolling-${process.pid}`;
+    const began = Date.now();
+    // Both instances up (the storm above left app1 stopped), and gateway credits for every task.
+    await docker("start", names.app1);
+    await instanceReady("app1");
+    await simulator().setCredits(1_000_000);
+    await simulator().scenario({ match: marker, pendingMs: 2000, callback: { duplicates: 2 } });
+    const visitors = Array.from({ length: 20 }, () => cookieVisitor(proxyUrl));
+    const owners = await Promise.all(visitors.map((visitor) => visitor.ownerId()));
+
+    // Submitters, as clients that retry with the same Idempotency-Key when an instance is stopping
+    // (503) or gone mid-request: each key must make one generation however often it is sent.
+    let next = 0;
+    let retries = 0;
+    const ids = new Map<number, string>();
+    const submitter = async () => {
+      for (let i = next++; i < TASKS; i = next++) {
+        const visitor = visitors[i % visitors.length]!;
+        const key = `${marker}-${i}`;
+        for (;;) {
+          const response = await visitor("/api/generations", {
+            method: "POST",
+            headers: { "Idempotency-Key": key },
+            json: { model: "alpha-2.5-text-to-video-480p", input: { prompt: `a tide ${i} ${marker}`, duration: 2 } },
+          }).catch(() => null);
+          if (response && response.status < 300) {
+            ids.set(i, ((await response.json()) as { id: string }).id);
+            break;
+          }
+          const body = response ? await response.text() : "no answer";
+          if (response && response.status !== 409 && response.status < 500) throw new Error(`submit ${i}: ${response.status} ${body}`);
+          retries++;
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+      }
+    };
+    // The reconcile cron, as a deployment schedules it (every minute; here every 5 s): it settles a task whose
+    // callbacks all met a stopped instance, as a poll would.
+    let cronRuns = 0;
+    const cron = setInterval(() => {
+      cronRuns++;
+      void fetch(`${proxyUrl}/api/cron/reconcile`, { headers: { Authorization: `Bearer ${appEnv.CRON_SECRET}` } }).then((r) => r.body?.cancel(), () => {});
+    }, 5_000);
+    const submitted = Promise.all(Array.from({ length: 8 }, submitter));
+    // The restart begins once a tenth of the tasks are in, and goes on while the rest arrive and settle.
+    await waitFor(() => ids.size >= TASKS / 10, 120_000, "a tenth of the tasks submitted");
+    const restarts: string[] = [];
+    for (const name of ["app1", "app2"] as const) {
+      const t = Date.now();
+      await docker("stop", "--time", "10", names[name]);
+      const stopSeconds = (Date.now() - t) / 1000;
+      await docker("start", names[name]);
+      await instanceReady(name);
+      restarts.push(`${name} stopped in ${stopSeconds.toFixed(1)} s, ready again ${((Date.now() - t) / 1000).toFixed(1)} s after the stop`);
+    }
+    await submitted;
+    expect(ids.size).toBe(TASKS);
+
+    const settled = await waitFor(async () => {
+      const rows = await query<{ id: string; state: string }>(`SELECT id, state FROM "Generation" WHERE "ownerId" = ANY($1)`, [owners]);
+      return rows.length >= TASKS && rows.every((row) => row.state === "SUCCESS") ? rows : undefined;
+    }, 600_000, "every task SUCCESS").finally(() => clearInterval(cron));
+    // One generation per task (no retried submit made a second), each SUCCESS.
+    expect(settled).toHaveLength(TASKS);
+    expect(new Set(settled.map((row) => row.id))).toEqual(new Set(ids.values()));
+    const captures = await query<{ generationId: string; n: string }>(
+      `SELECT "generationId", count(*) AS n FROM "CreditEntry" WHERE "generationId" = ANY($1) AND kind = 'CAPTURE' GROUP BY "generationId"`,
+      [[...ids.values()]],
+    );
+    expect(captures).toHaveLength(TASKS);
+    expect(captures.filter((row) => Number(row.n) !== 1)).toEqual([]);
+    // The simulator called back for every task (three copies each, retried when they met no live instance; a task
+    // whose copies all failed is settled by the cron): the figures below say how many were answered.
+    const attempts = await simulator().callbacks(marker);
+    const deliveredCopies = new Set(attempts.filter((attempt) => attempt.status === 200).map((attempt) => `${attempt.taskId}/${attempt.copy}`));
+    expect(new Set(attempts.map((attempt) => attempt.taskId)).size).toBe(TASKS);
+    console.log(
+      `[image] rolling restart: ${TASKS} tasks × 3 callbacks (${deliveredCopies.size} copies answered 200, ${attempts.length} attempts), ` +
+        `${retries} submit retries, the cron run ${cronRuns} times; ${restarts.join("; ")}; ` +
+        `all SUCCESS with one capture each ${((Date.now() - began) / 1000).toFixed(1)} s after it began`,
+    );
+    expect((await fetch(`${proxyUrl}/api/ready`)).status).toBe(200);
+  });
 });
