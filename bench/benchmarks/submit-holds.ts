@@ -1,6 +1,6 @@
 // 10. The submit path with credit holds: POST /api/generations on the bench's
-// app (credits on: each submission takes its owner's credit lock, sums the
-// ledger and writes its hold in the insert's transaction) against a second
+// app (credits on: each submission's hold is written in the insert's
+// transaction, by a statement that sums the ledger) against a second
 // `next start` of the same build, database and simulator with
 // CREDITS_ENABLED=false (a plain insert, as before credits existed), in the
 // same rounds. Many owners, as in production; SUBMIT_RATE_LIMIT=0 and a
@@ -94,7 +94,7 @@ export async function benchSubmitHolds(stack: Stack, db: BenchDb): Promise<Secti
 
   return {
     title: "10. Submit with credit holds",
-    setup: `${ROUNDS} rounds, each of ${SUBMITS.toLocaleString("en-US")} \`POST /api/generations\` (5 s of ${MODEL}, each with its own prompt) over ${CONNECTIONS} connections from ${OWNERS} owners (a cookie each, in turn) to the bench's app (credits on: every submission holds ${HOLD} credits) and as many to a second \`next start\` of the same build, database and simulator with \`CREDITS_ENABLED=false\` (no hold, no credit lock), from ${OWNERS} other owners; the two take turns in each round (off first in odd rounds). The simulator answers every submission and keeps the task PENDING without a callback, so the figures are the submit path alone: parse, the spending caps (off here, as by default), the insert (with holds: in one transaction with the owner's credit lock, the ledger's sum and the hold), the gateway's submit, the PENDING update. The target is the median of the rounds' ratios (each round's two loads run back to back, so a shared machine's drift between rounds cancels); the other figures are the rounds' medians (requests/s per round: with holds ${perRound((r) => r.holds.rps)}; without ${perRound((r) => r.off.rps)}). A warm-up of one submission per owner on each app (on the holds app, each owner's welcome grant) is not counted.`,
+    setup: `${ROUNDS} rounds, each of ${SUBMITS.toLocaleString("en-US")} \`POST /api/generations\` (5 s of ${MODEL}, each with its own prompt) over ${CONNECTIONS} connections from ${OWNERS} owners (a cookie each, in turn) to the bench's app (credits on: every submission holds ${HOLD} credits) and as many to a second \`next start\` of the same build, database and simulator with \`CREDITS_ENABLED=false\` (no hold, no credit lock), from ${OWNERS} other owners; the two take turns in each round (off first in odd rounds). The simulator answers every submission and keeps the task PENDING without a callback, so the figures are the submit path alone: parse, the spending caps (off here, as by default), the insert (with holds: in one transaction with the hold, written by a statement that sums the ledger; on PostgreSQL after the owner's credit lock), the gateway's submit, the PENDING update. The target is the median of the rounds' ratios (each round's two loads run back to back, so a shared machine's drift between rounds cancels); the other figures are the rounds' medians (requests/s per round: with holds ${perRound((r) => r.holds.rps)}; without ${perRound((r) => r.off.rps)}). A warm-up of one submission per owner on each app (on the holds app, each owner's welcome grant) is not counted.`,
     figures: [
       { label: "Requests/s", value: holds.rps, unit: "req/s", baseline: { label, value: without.rps } },
       { label: "Requests/s with holds ÷ without, median of the rounds", value: Number(ratio.toFixed(3)), unit: "×" },
@@ -115,8 +115,8 @@ export async function benchSubmitHolds(stack: Stack, db: BenchDb): Promise<Secti
     ],
     notes: [
       sqlite
-        ? `With holds a submission's insert is a transaction of four statements (the owner's \`CreditLock\` upsert, one read of the ledger's \`SUM\` and of whether the owner was welcomed, the generation, the hold) instead of one \`INSERT\`, and SQLite runs one writer at a time, so every submission's write queues behind every other's whoever the owner: the ratio is what those statements add to a path that also waits for the gateway's answer and writes the PENDING update (p99 ${holds.p99} vs ${without.p99} ms).`
-        : `With holds a submission's insert is a transaction of four statements (the owner's \`CreditLock\` upsert, one read of the ledger's \`SUM\` and of whether the owner was welcomed, the generation, the hold) instead of one \`INSERT\`, on a connection of the app's pool held for the transaction; the lock row is per owner, so submissions of different owners do not wait for each other (p99 ${holds.p99} vs ${without.p99} ms).`,
+        ? `With holds a submission's insert is a transaction of two statements (the generation, then the hold: one \`INSERT … SELECT\` that sums the ledger and checks the owner was welcomed in the statement that writes it; no \`CreditLock\` row, since a SQLite file runs one transaction at a time) instead of one \`INSERT\`, and SQLite runs one writer at a time, so every submission's write queues behind every other's whoever the owner: the ratio is what those statements add to a path that also waits for the gateway's answer and writes the PENDING update (p99 ${holds.p99} vs ${without.p99} ms).`
+        : `With holds a submission's insert is a transaction of three statements (the owner's \`CreditLock\` upsert, the generation, then the hold: one \`INSERT … SELECT\` that sums the ledger and checks the owner was welcomed in the statement that writes it) instead of one \`INSERT\`, on a connection of the app's pool held for the transaction; the lock row is per owner, so submissions of different owners do not wait for each other (p99 ${holds.p99} vs ${without.p99} ms).`,
     ],
   };
 }

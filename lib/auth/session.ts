@@ -12,6 +12,9 @@ const ACCOUNT_PREFIX = "user:";
 /** Whether `ownerId` is an account's (a guest's is its visitor id): only an account can be deleted. */
 export const isAccountOwner = (ownerId: string) => ownerId.startsWith(ACCOUNT_PREFIX);
 
+/** The account's user id of an account's owner id; null for a guest's. */
+export const accountUserIdOf = (ownerId: string) => (isAccountOwner(ownerId) ? ownerId.slice(ACCOUNT_PREFIX.length) : null);
+
 /**
  * Whether `ownerId` is an account that was deleted: nothing may be written for
  * it. Read under the owner's credit lock, which deletion holds while it
@@ -20,8 +23,9 @@ export const isAccountOwner = (ownerId: string) => ownerId.startsWith(ACCOUNT_PR
  * an account the kit's users table never held (a fork's own sign-in).
  */
 export async function isDeletedAccount(db: Pick<Transaction, "deletedAccount">, ownerId: string): Promise<boolean> {
-  if (!isAccountOwner(ownerId)) return false;
-  return (await db.deletedAccount.findUnique({ where: { userId: ownerId.slice(ACCOUNT_PREFIX.length) }, select: { userId: true } })) !== null;
+  const userId = accountUserIdOf(ownerId);
+  if (userId === null) return false;
+  return (await db.deletedAccount.findUnique({ where: { userId }, select: { userId: true } })) !== null;
 }
 
 export type AccountSession = { userId: string; email: string; emailVerified: boolean; name: string; sessionId: string };

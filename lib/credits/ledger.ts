@@ -4,14 +4,16 @@
 // write's one transaction). Rows are never updated or deleted; the balance is
 // their sum. Writes that may take credits (a hold, a clawback, an adjustment)
 // first write the owner's CreditLock row, so that "sum, then insert" is atomic
-// on PostgreSQL as SQLite's single writer makes it there. A capture or a
+// on PostgreSQL as SQLite's single writer makes it there (where a SQLite file
+// runs one transaction at a time, a submission's hold leaves the row out: the
+// hot path's one statement less). A capture or a
 // release only gives credits back, so it needs no lock; like every write that
 // adds credits, it collects what the owner owes from them (owed.ts).
 import "server-only";
-import { isAccountOwner, isDeletedAccount } from "@/lib/auth/session";
-import { prisma, type Transaction } from "@/lib/db";
+import { accountUserIdOf, isAccountOwner, isDeletedAccount } from "@/lib/auth/session";
+import { prisma, transactionsSerialized, type Transaction } from "@/lib/db";
 import { AppError } from "@/lib/errors";
-import type { CreditEntryKind } from "@/lib/generated/prisma/client";
+import { Prisma, type CreditEntryKind } from "@/lib/generated/prisma/client";
 import { hitRateLimit } from "@/lib/rate-limit";
 import { collectClaimOwedIn, collectOwedIn } from "./owed";
 import { takeWelcomeGrant } from "./welcome-ceiling";
@@ -170,11 +172,14 @@ export function batchInsufficientCreditsError({ needed, balance }: { needed: num
 }
 
 /**
- * A submission's hold, in the generation store's insert transaction:
- * `check` (before the insert) takes the owner's lock, makes the welcome grant
- * if it was never made, and refuses with 402 when the balance cannot cover
- * the hold; `record` (after the insert) writes the hold for the new generation.
- * A comparison checks the sum of its videos' holds once and records each.
+ * A submission's hold, in the generation store's insert transaction. A single
+ * submission takes the owner's lock (`lock`, before its row's insert, in the
+ * store's lock order), then `take` after the insert: one statement that sums
+ * the owner's ledger and writes the hold only if the sum covers it, the owner
+ * was welcomed and is not a deleted account. Anything else (a first
+ * submission, which makes the welcome grant; a refusal, 402 or a deleted
+ * account) takes the longer way, `check` then the hold. A comparison
+ * `check`s the sum of its videos' holds once (lock included) and `record`s each.
  */
 export function creditHold({
   ownerId,
@@ -188,25 +193,63 @@ export function creditHold({
   refuse?: (shortfall: { needed: number; balance: number }) => AppError;
 }) {
   if (!Number.isSafeInteger(credits) || credits < 0) throw new RangeError(`A hold must be a whole number of credits: ${credits}`);
+  /** Under the owner's lock: refuses a deleted account or a balance short of `credits`, after the welcome grant an owner never had. */
+  const checkLocked = async (tx: Transaction): Promise<void> => {
+    // A submission whose account was deleted while it was on its way (deletion holds this lock) writes nothing.
+    if (await isDeletedAccount(tx, ownerId)) throw new AppError("unauthorized", ACCOUNT_DELETED);
+    const seen = await readBalanceAndWelcome(tx, ownerId);
+    let balance = seen.credits;
+    if (!seen.welcomed && welcomeGrantCredits() > 0) {
+      await grantWelcomeLocked(tx, { ownerId, visitor });
+      balance = await readCreditBalance(tx, ownerId);
+    }
+    if (balance < credits) throw refuse({ needed: credits, balance });
+  };
+  const record = async (tx: Transaction, generationId: string, share = credits): Promise<void> => {
+    await appendEntry(tx, { ownerId, kind: "HOLD", amount: -share, idempotencyKey: ledgerKey.hold(generationId), generationId });
+  };
   return {
+    /** Where the engine runs one transaction at a time, the transaction is the lock already: one statement less on every submission. */
+    async lock(tx: Transaction, now = new Date()): Promise<void> {
+      if (!transactionsSerialized) await lockCredits(tx, ownerId, now);
+    },
     async check(tx: Transaction, now = new Date()): Promise<void> {
       await lockCredits(tx, ownerId, now);
-      // A submission whose account was deleted while it was on its way (deletion holds this lock) writes nothing.
-      if (await isDeletedAccount(tx, ownerId)) throw new AppError("unauthorized", ACCOUNT_DELETED);
-      // One read on every submission but an owner's first, which also makes the welcome grant and reads again.
-      const seen = await readBalanceAndWelcome(tx, ownerId);
-      let balance = seen.credits;
-      if (!seen.welcomed && welcomeGrantCredits() > 0) {
-        await grantWelcomeLocked(tx, { ownerId, visitor });
-        balance = await readCreditBalance(tx, ownerId);
-      }
-      if (balance < credits) throw refuse({ needed: credits, balance });
+      await checkLocked(tx);
     },
     /** `share`: a batch's hold is written per generation, each its own share of what `check` covered. */
-    async record(tx: Transaction, generationId: string, share = credits): Promise<void> {
-      await appendEntry(tx, { ownerId, kind: "HOLD", amount: -share, idempotencyKey: ledgerKey.hold(generationId), generationId });
+    record,
+    /** After `lock` and the generation's insert: its hold, or the refusal `check` would make. */
+    async take(tx: Transaction, generationId: string): Promise<void> {
+      if (await holdIfCovered(tx, { ownerId, credits, generationId })) return;
+      await checkLocked(tx);
+      await record(tx, generationId);
     },
   };
+}
+
+/**
+ * The hold in one statement, under the owner's lock (the lock row's, taken
+ * by an earlier statement, so that this one's snapshot holds every row
+ * committed before it; or the transaction itself, where the engine runs one
+ * at a time): the ledger's sum, whether the owner was welcomed and whether
+ * the account was deleted are read by the INSERT that writes the hold, which
+ * writes nothing unless all three allow it. True if it wrote the hold.
+ */
+async function holdIfCovered(tx: Transaction, { ownerId, credits, generationId }: { ownerId: string; credits: number; generationId: string }): Promise<boolean> {
+  const userId = accountUserIdOf(ownerId);
+  const live = userId === null ? Prisma.empty : Prisma.sql`AND NOT EXISTS (SELECT 1 FROM "DeletedAccount" WHERE "userId" = ${userId})`;
+  // With welcome grants off, no owner waits for one.
+  const welcomed =
+    welcomeGrantCredits() > 0
+      ? Prisma.sql`AND EXISTS (SELECT 1 FROM "CreditEntry" WHERE "ownerId" = ${ownerId} AND "kind" = 'GRANT' AND "idempotencyKey" LIKE ${`${WELCOME_PREFIX}%`})`
+      : Prisma.empty;
+  const written = await tx.$queryRaw<{ id: number }[]>`
+    INSERT INTO "CreditEntry" ("ownerId", "kind", "amount", "idempotencyKey", "generationId", "createdAt")
+    SELECT ${ownerId}, 'HOLD', ${credits === 0 ? 0 : -credits}, ${ledgerKey.hold(generationId)}, ${generationId}, ${new Date()}
+    WHERE (SELECT COALESCE(SUM("amount"), 0) FROM "CreditEntry" WHERE "ownerId" = ${ownerId}) >= ${credits} ${welcomed} ${live}
+    RETURNING "id"`;
+  return written.length === 1;
 }
 
 /**

@@ -23,5 +23,6 @@ export function createPostgresDatabase({ url, poolMax }: { url: string; poolMax:
   // A connection that dies while idle (a restart, a failover) is dropped from the pool, not thrown.
   pool.on("error", (error) => console.warn("[framehook] an idle PostgreSQL connection failed:", error.message));
   const prisma = explainProviderMismatch(() => new PrismaClient({ adapter: new PrismaPg(pool) }), url).$extends({});
-  return { prisma, writeOutcome: createPostgresOutcomeWriter(pool) };
+  // READ COMMITTED transactions run side by side: what must not, takes a row lock.
+  return { prisma, writeOutcome: createPostgresOutcomeWriter(pool), transactionsSerialized: false };
 }

@@ -34,7 +34,7 @@ export function createSqliteDatabase({ url, authToken, lockWaitMs = 5_000 }: { u
     connection,
     retry: (operation) => (isFile ? retryWhileLocked(operation, lockWaitMs, isLockError) : operation()),
   });
-  if (!isFile) return { prisma: client.$extends({}), writeOutcome };
+  if (!isFile) return { prisma: client.$extends({}), writeOutcome, transactionsSerialized: false };
 
   // Another writer's lock is waited out here, asynchronously, rather than
   // with SQLite's busy_timeout: libSQL's driver is synchronous, so
@@ -47,7 +47,9 @@ export function createSqliteDatabase({ url, authToken, lockWaitMs = 5_000 }: { u
       $allOperations: ({ args, query }) => retryWhileLocked(() => query(args), lockWaitMs, isPrismaBusy),
     },
   });
-  return { prisma, writeOutcome };
+  // Every transaction on a file holds the write lock from its BEGIN IMMEDIATE to its end, on the
+  // process's one connection: transactions run one at a time, whatever rows they touch.
+  return { prisma, writeOutcome, transactionsSerialized: true };
 }
 
 /**

@@ -83,11 +83,12 @@ export async function insertGeneration(
             prisma.$transaction(async (tx) => {
               // Locks in one order (the caps' rows, then the owner's credits), so that two submits never wait for each other in a cycle.
               await check?.(tx);
-              if (hold) await hold.check(tx, new Date(now));
+              if (hold) await hold.lock(tx, new Date(now));
               else await lockLiveOwner(tx, data.ownerId, new Date(now));
               const created = await tx.generation.create({ data });
               await claimUploadsFor(tx, { ids: uploadIds, ownerId: data.ownerId, generationId: created.id });
-              await hold?.record(tx, created.id);
+              // The balance is read by the hold's own write; a refusal (402, a deleted account) rolls the row back.
+              await hold?.take(tx, created.id);
               return created;
             }, TRANSACTION_OPTIONS),
           { waitMs: BUSY_WAIT_MS },

@@ -13,6 +13,8 @@ const { creditBalance, showCreditBalance } = await import("@/lib/credits/balance
 const { creditHold, releaseHoldIn } = await import("@/lib/credits/ledger");
 const { adjustCredits } = await import("@/lib/credits/adjust");
 const { listCreditHistory } = await import("@/lib/credits/history");
+const { isRetryableTransaction, retryTransaction } = await import("@/lib/database/errors");
+type Transaction = import("@/lib/db").Transaction;
 
 const owner = () => `ledger-${randomUUID()}`;
 /** One client address for every owner here: the bound on welcome grants per address is off in tests (tests/integration/credit-welcome.test.ts sets it). */
@@ -20,12 +22,32 @@ const ADDRESS = "test-address";
 const ledgerOf = async (ownerId: string) =>
   (await prisma.creditEntry.findMany({ where: { ownerId }, orderBy: { id: "asc" } })).map((e) => [e.kind, e.amount, e.idempotencyKey]);
 
-/** A hold as the generation store takes it: check, then record, in one transaction. */
+/**
+ * As the generation store runs its insert: a transaction tried again while the database is busy. The bounds are a
+ * loaded machine's (the store's are 5 s to start and 10 s of retries): many of these race for one owner's lock here.
+ */
+const asStore = <T>(work: (tx: Transaction) => Promise<T>) =>
+  retryTransaction(() => prisma.$transaction(work, { maxWait: 30_000, timeout: 30_000 }), { waitMs: 60_000 });
+
+/** A hold as the generation store takes it for a comparison: check, then record, in one transaction. */
 const hold = (ownerId: string, credits: number, generationId = `gen-${randomUUID()}`) =>
-  prisma.$transaction(async (tx) => {
+  asStore(async (tx) => {
     const h = creditHold({ ownerId, visitor: ADDRESS, credits });
     await h.check(tx);
     await h.record(tx, generationId);
+    return generationId;
+  });
+
+/**
+ * A single submission's hold as the generation store takes it: the owner's lock, the generation's insert (here a
+ * row of another owner's takes its place, so that the transaction writes as the store's does), then `take`.
+ */
+const take = (ownerId: string, credits: number, generationId = `gen-${randomUUID()}`) =>
+  asStore(async (tx) => {
+    const h = creditHold({ ownerId, visitor: ADDRESS, credits });
+    await h.lock(tx);
+    await tx.generation.create({ data: { id: generationId, model: "test", prompt: "", input: "{}", ownerId: "ledger-test-rows", costEstimate: 0 } });
+    await h.take(tx, generationId);
     return generationId;
   });
 
@@ -76,6 +98,70 @@ describe(`the ledger (${testEngine()})`, () => {
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(4);
     for (const r of results) if (r.status === "rejected") expect(r.reason).toMatchObject({ code: "insufficient_credits" });
     expect(await creditBalance(ownerId)).toBe(6);
+  });
+
+  test("a single submission's hold: concurrent ones, beside comparisons' and the operator's takes, never take the balance below zero", async () => {
+    const ownerId = owner();
+    await adjustCredits({ ownerId, amount: 100 - DEFAULT_WELCOME_GRANT, reason: "test balance" });
+    expect(await showCreditBalance({ ownerId, visitor: ADDRESS })).toMatchObject({ credits: 100 });
+    // 12 submissions of 11, 3 comparisons' holds of 11 and 2 takes of 3 by the operator race for 100 credits.
+    const results = await Promise.allSettled([
+      ...Array.from({ length: 12 }, () => take(ownerId, 11)),
+      ...Array.from({ length: 3 }, () => hold(ownerId, 11)),
+      ...Array.from({ length: 2 }, () => adjustCredits({ ownerId, amount: -3, reason: "test take" })),
+    ]);
+    const holdsRefused = results.slice(0, 15).filter((r) => r.status === "rejected");
+    for (const r of holdsRefused) expect(r.reason).toMatchObject({ code: "insufficient_credits" });
+    // The operator's form waits 5 s for a busy database, then says so (nothing written): on a loaded machine, so be it.
+    const takesRefused = results.slice(15).filter((r) => r.status === "rejected" && !isRetryableTransaction(r.reason));
+    for (const r of takesRefused) expect((r as PromiseRejectedResult).reason).toMatchObject({ code: "conflict" });
+    const rows = await ledgerOf(ownerId);
+    const holds = rows.filter(([kind]) => kind === "HOLD").length;
+    const takes = rows.filter(([kind, amount]) => kind === "ADJUSTMENT" && amount === -3).length;
+    // Whatever the order, each write refused found too little for itself: what is left is below 11 (a hold was refused), below 3 if a take was.
+    const left = await creditBalance(ownerId);
+    expect(left).toBe(100 - 11 * holds - 3 * takes);
+    expect(left).toBeGreaterThanOrEqual(0);
+    expect(holds + takes).toBe(results.filter((r) => r.status === "fulfilled").length);
+    expect(holdsRefused.length).toBeGreaterThan(0);
+    expect(left).toBeLessThan(takesRefused.length > 0 ? 3 : 11);
+    // A refused submission wrote nothing: no hold without its generation.
+    const generations = await prisma.generation.count({ where: { id: { in: rows.filter(([kind]) => kind === "HOLD").map(([, , key]) => String(key).slice("hold:".length)) } } });
+    expect(generations).toBe(results.slice(0, 12).filter((r) => r.status === "fulfilled").length);
+  });
+
+  test("a single submission's hold makes the welcome grant an owner never had, even one with credits of their own", async () => {
+    const ownerId = owner();
+    await adjustCredits({ ownerId, amount: 30, reason: "credits before any welcome" });
+    const generationId = await take(ownerId, 11);
+    expect(await ledgerOf(ownerId)).toEqual([
+      ["ADJUSTMENT", 30, expect.stringMatching(/^adjustment:/)],
+      ["GRANT", DEFAULT_WELCOME_GRANT, `grant:welcome:${ownerId}`],
+      ["HOLD", -11, `hold:${generationId}`],
+    ]);
+    // Once welcomed, the next hold is written by its one statement, with the generation it holds for.
+    const next = await take(ownerId, 11);
+    expect(await prisma.creditEntry.findUniqueOrThrow({ where: { idempotencyKey: `hold:${next}` } })).toMatchObject({ kind: "HOLD", amount: -11, generationId: next, ownerId });
+    expect(await creditBalance(ownerId)).toBe(30 + DEFAULT_WELCOME_GRANT - 22);
+  });
+
+  test("a single submission's hold past the balance is a 402 that says what is there; for a deleted account, a refusal; either way nothing is written", async () => {
+    const ownerId = owner();
+    await showCreditBalance({ ownerId, visitor: ADDRESS });
+    const refused = await take(ownerId, DEFAULT_WELCOME_GRANT + 1).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: "insufficient_credits", status: 402 });
+    expect((refused as Error).message).toContain(`you have ${DEFAULT_WELCOME_GRANT} credits`);
+    expect(await ledgerOf(ownerId)).toEqual([["GRANT", DEFAULT_WELCOME_GRANT, `grant:welcome:${ownerId}`]]);
+
+    // An account deleted while its submission was on its way: its credits (were any left) are not spent.
+    const userId = randomUUID();
+    const account = `user:${userId}`;
+    await showCreditBalance({ ownerId: account, visitor: ADDRESS });
+    await prisma.deletedAccount.create({ data: { userId } });
+    const generationId = `gen-${randomUUID()}`;
+    await expect(take(account, 11, generationId)).rejects.toMatchObject({ code: "unauthorized" });
+    expect(await prisma.creditEntry.count({ where: { ownerId: account, kind: "HOLD" } })).toBe(0);
+    expect(await prisma.generation.count({ where: { id: generationId } })).toBe(0);
   });
 
   test("the operator's adjustments: grant, take, refuse a take past the balance, and a repeated form once", async () => {
