@@ -26,7 +26,7 @@ export const sharePaths = (token: string) => ({
 /**
  * Paths of a shared comparison's public routes: the page, and each video's
  * file and still by its place in the batch (the order its models were asked
- * for), so that no generation id is ever public.
+ * for): the links themselves name no generation.
  */
 export const comparisonPaths = (token: string) => ({
   page: `/c/${token}`,

@@ -1,12 +1,14 @@
 // What a comparison's public link opens, for anyone holding it and nobody
 // else: its videos side by side, each with its model, in the order the models
 // were asked for, the owner's pick, and (if the owner left it on) the prompt.
-// Never the owner, their gallery, inputs, credits or the generations' ids: a
-// video is addressed by its place in the batch. Read again on every request,
+// Never the owner, their gallery, inputs or credits. A video is addressed by
+// its place in the batch; on S3 its file's signed redirect names the stored
+// key, which holds the generation's id, as a shared video's does. Read again on every request,
 // like a shared video (shared-video.ts), so stopping, deleting a video or the
 // account answers 404 at once on every instance.
 //   token malformed, unknown, or not this share's      → null (404)
-//   every video of the batch deleted                   → null (404)
+//   no video left that plays or may (all deleted,
+//   failed, or their copies removed by retention)      → null (404)
 //   a video deleted                                    → left out; its files 404
 //   Ready with its copy stored                         → plays (its file and still served)
 //   submitted, generating, or its copy on its way      → "pending": shown as not ready yet
@@ -64,7 +66,9 @@ async function findShare(token: string) {
   });
   if (!row || !row.sharedAt) return null;
   if (!verifyShareToken(token, { batchId: row.id, seed: row.shareSeed }, env.WEBHOOK_SECRET)) return null;
-  if (row.generations.every((g) => g.deletedAt)) return null;
+  // A link lives while a video of it plays or may still: all deleted, failed, or their copies removed
+  // (MEDIA_RETENTION_DAYS), it ends, as a shared video's does.
+  if (row.generations.every((g) => g.deletedAt || statusOf(g, playableCopy(g)) === "unavailable")) return null;
   return row;
 }
 
@@ -80,6 +84,8 @@ function statusOf(generation: ShareRow["generations"][number], copy: PublicCopy 
   if (copy) return "ready";
   if (generation.state === "SUBMITTING" || generation.state === "PENDING") return "pending";
   if (generation.state === "SUCCESS" && generation.mediaCopies.some((c) => COPY_ON_ITS_WAY.has(c.state))) return "pending";
+  // Ready a moment ago: its copy job is not written yet.
+  if (generation.state === "SUCCESS" && generation.mediaCopies.length === 0 && env.MEDIA_STORAGE !== "none") return "pending";
   return "unavailable";
 }
 
@@ -112,7 +118,8 @@ export async function findSharedComparison({ token }: { token: string }): Promis
 
 /** The copy at `position` of a shared comparison, or a 404 for anything else (a malformed position included). */
 async function findSharedCopy(token: string, position: string): Promise<PublicCopy> {
-  const row = /^[0-9]$/.test(position) ? await findShare(token) : null;
+  // A place in the batch, written as the pages write it (no sign, no leading zero); any other is a 404 unread.
+  const row = /^(?:0|[1-9][0-9]{0,2})$/.test(position) ? await findShare(token) : null;
   const generation = row?.generations[Number(position)];
   const copy = generation ? playableCopy(generation) : null;
   if (!copy) throw new AppError("not_found", "No such shared video.");

@@ -18,7 +18,7 @@ const MEDIA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "framehook-share-compare
 const RATE_LIMIT = 30;
 // One proxy in front (TRUSTED_PROXY_HOPS=1): each test's X-Forwarded-For is its own client address, so counts never meet.
 const app = await startApp({
-  env: { MEDIA_LOCAL_DIR: MEDIA_DIR, MEDIA_STORAGE: "local", MEDIA_COPY_RETRY_MS: "50", MEDIA_COPY_MAX_ATTEMPTS: "2", SUBMIT_RATE_LIMIT: "0", SHARE_RATE_LIMIT: String(RATE_LIMIT), SHARE_RATE_WINDOW_SECONDS: "600", TRUSTED_PROXY_HOPS: "1" },
+  env: { MEDIA_LOCAL_DIR: MEDIA_DIR, MEDIA_STORAGE: "local", MEDIA_COPY_RETRY_MS: "50", MEDIA_COPY_MAX_ATTEMPTS: "2", MEDIA_RETENTION_DAYS: "30", SUBMIT_RATE_LIMIT: "0", SHARE_RATE_LIMIT: String(RATE_LIMIT), SHARE_RATE_WINDOW_SECONDS: "600", TRUSTED_PROXY_HOPS: "1" },
 });
 const { prisma } = await import("@/lib/db");
 const { hideGeneration } = await import("@/lib/generations/store");
@@ -234,6 +234,18 @@ describe("stopping, sharing again, deleting", () => {
     expect((await visit(pathsOf(link).video(1), { headers: { Range: "bytes=0-0" } })).status).toBe(206);
 
     expect(await hideGeneration({ id: second!.id, ownerId: second!.ownerId })).toBe("hidden");
+    for (const url of everyPath(link)) expect([url, (await visit(url)).status]).toEqual([url, 404]);
+  });
+
+  test("copies removed by MEDIA_RETENTION_DAYS end the link: the page and every file 404, as a shared video's", async () => {
+    const { reconcile } = await import("@/lib/generations/reconcile");
+    const { generations, link } = await shared("share-compare-retention");
+    const visit = stranger();
+    expect((await visit(pathsOf(link).page)).status).toBe(200);
+    const ids = generations.map((g) => g.id);
+    await prisma.mediaCopy.updateMany({ where: { generationId: { in: ids } }, data: { completedAt: new Date(Date.now() - 31 * 86_400_000) } });
+    await reconcile();
+    await waitFor(async () => (await prisma.mediaCopy.count({ where: { generationId: { in: ids }, state: { not: "DELETED" } } })) === 0);
     for (const url of everyPath(link)) expect([url, (await visit(url)).status]).toEqual([url, 404]);
   });
 
