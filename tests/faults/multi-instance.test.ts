@@ -69,8 +69,9 @@ describe.skipIf(testEngine() !== "postgres")("two instances, one PostgreSQL", ()
     expect(responses.map((r) => r.status)).toEqual(Array(count).fill(201));
     return Promise.all(responses.map(async (r) => ((await r.json()) as { id: string }).id));
   };
+  // Generous: on a loaded machine 30 tasks' callbacks, and their retries after a busy moment, take their time.
   const allSucceeded = (ids: string[]) =>
-    waitFor(async () => (await prisma.generation.count({ where: { id: { in: ids }, state: "SUCCESS" } })) === ids.length, 30_000);
+    waitFor(async () => (await prisma.generation.count({ where: { id: { in: ids }, state: "SUCCESS" } })) === ids.length, 90_000, `${ids.length} tasks SUCCESS`);
   const servedByEach = () => [...balancer.served.values()];
 
   test("duplicate callbacks split across both: one transition and one charge per task", async () => {
@@ -86,7 +87,7 @@ describe.skipIf(testEngine() !== "postgres")("two instances, one PostgreSQL", ()
     const outcomes = await prisma.delivery.groupBy({ by: ["outcome"], where: { generationId: { in: ids } }, _count: true });
     expect(Object.fromEntries(outcomes.map((o) => [o.outcome, o._count]))).toMatchObject({ APPLIED: 8 });
     expect(servedByEach().every((n) => n > 10)).toBe(true);
-  }, 90_000);
+  }, 180_000);
 
   test("30 concurrent submissions split across both: 30 tasks, no 5xx, each sent once", async () => {
     const marker = uniqueMarker("thirty");
