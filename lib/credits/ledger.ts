@@ -94,8 +94,8 @@ export const ACCOUNT_DELETED = "This account was deleted. Nothing was stored.";
  * For a write of an account's rows that takes no credits (a submission with
  * credits off, an upload): the owner's credit lock, which account deletion
  * holds while it deletes and records the deletion, then a refusal if the
- * account was deleted meanwhile. Taken first in the write's transaction, as a
- * hold takes it (after a spending cap's rows only). Guests are never deleted:
+ * account was deleted meanwhile. Taken first in the write's transaction, where
+ * a hold takes its lock (after a spending cap's rows only). Guests are never deleted:
  * nothing is locked for them.
  */
 export async function lockLiveOwner(tx: Transaction, ownerId: string, now = new Date()): Promise<void> {
