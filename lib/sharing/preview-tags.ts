@@ -24,13 +24,14 @@ export function sharePreviewDescription(video: SharedVideo, siteName: string): s
   return `${video.model.label} · shared from ${siteName}`;
 }
 
+const og = (key: string, content: string): PreviewTag => ({ attribute: "property", key: `og:${key}`, content });
+const tw = (key: string, content: string): PreviewTag => ({ attribute: "name", key: `twitter:${key}`, content });
+
 export function sharePreviewTags(video: SharedVideo, { siteName }: { siteName: string }): PreviewTag[] {
   const title = sharePreviewTitle(video);
   const description = sharePreviewDescription(video, siteName);
   const size = video.video.width && video.video.height ? { width: video.video.width, height: video.video.height } : FALLBACK_SIZE;
   const secure = video.urls.video.startsWith("https:");
-  const og = (key: string, content: string): PreviewTag => ({ attribute: "property", key: `og:${key}`, content });
-  const tw = (key: string, content: string): PreviewTag => ({ attribute: "name", key: `twitter:${key}`, content });
   return [
     og("type", "video.other"),
     og("site_name", siteName),
@@ -72,8 +73,6 @@ export function comparisonPreviewTags(comparison: SharedComparison, { siteName }
   const title = comparisonPreviewTitle(comparison);
   const description = comparisonPreviewDescription(comparison, siteName);
   const image = comparison.urls.image;
-  const og = (key: string, content: string): PreviewTag => ({ attribute: "property", key: `og:${key}`, content });
-  const tw = (key: string, content: string): PreviewTag => ({ attribute: "name", key: `twitter:${key}`, content });
   return [
     og("type", "website"),
     og("site_name", siteName),

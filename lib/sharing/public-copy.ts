@@ -42,12 +42,19 @@ export function describePublicCopy(copy: PublicCopy): PublicVideo {
   return { contentType: copy.contentType, size: copy.size, width: copy.width, height: copy.height, hasStill: copy.stillKey !== null || copy.stillCheckedAt === null };
 }
 
+type ShareableCopy = { id: string; storageKey: string; contentType: string | null; width: number | null; height: number | null };
+
+/** True when this copy can be served publicly: a stored video, and a media store configured. */
+export async function servablePublicly(copy: { contentType: string | null } | undefined): Promise<boolean> {
+  return Boolean(copy?.contentType?.startsWith("video/")) && (await getMediaStorage()) !== null;
+}
+
 /**
- * At share time: true when this copy can be served publicly (and the media
- * store is configured). Reads the video's size once, here, rather than on a
- * crawler's request: link previews and the public pages state it.
+ * At a video's share time: true when its copy can be served publicly. Reads
+ * the video's size once, here, rather than on a crawler's request: the video's
+ * link preview and public page state it (a comparison's do not).
  */
-export async function prepareForSharing(copy: { id: string; storageKey: string; contentType: string | null; width: number | null; height: number | null } | undefined): Promise<boolean> {
+export async function prepareForSharing(copy: ShareableCopy | undefined): Promise<boolean> {
   const storage = await getMediaStorage();
   if (!copy || !storage || !copy.contentType?.startsWith("video/")) return false;
   await ensureVideoSize({ copy, storage });

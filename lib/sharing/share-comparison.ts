@@ -7,7 +7,7 @@ import "server-only";
 import { shareBatchRow, unshareBatchRow } from "@/lib/batches/batch-store";
 import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
-import { prepareForSharing } from "./public-copy";
+import { servablePublicly } from "./public-copy";
 import { shareLinkOf } from "./share-link";
 import { newShare } from "./share-token";
 import type { ShareOutcome } from "./share-video";
@@ -18,15 +18,14 @@ export async function shareComparison({ id, ownerId, showPrompt }: { id: string;
     select: {
       generations: {
         where: { state: "SUCCESS", deletedAt: null },
-        select: { mediaCopies: { where: { position: 0, state: "DONE" }, select: { id: true, storageKey: true, contentType: true, width: true, height: true } } },
+        select: { mediaCopies: { where: { position: 0, state: "DONE" }, select: { contentType: true } } },
       },
     },
   });
   if (!row) return { status: "not_found" };
   // Its videos still on their way join the public page as they land; at least one must play from the start.
-  let stored = 0;
-  for (const generation of row.generations) if (await prepareForSharing(generation.mediaCopies[0])) stored++;
-  if (stored === 0) return { status: "not_shareable", message: "This comparison can be shared once one of its videos is Ready and its copy stored." };
+  const servable = await Promise.all(row.generations.map((generation) => servablePublicly(generation.mediaCopies[0])));
+  if (!servable.includes(true)) return { status: "not_shareable", message: "This comparison can be shared once one of its videos is Ready and its copy stored." };
 
   const { seed, key } = newShare({ batchId: id }, env.WEBHOOK_SECRET);
   const sharedAt = await shareBatchRow({ id, ownerId, key, seed, showPrompt });
