@@ -102,7 +102,7 @@ export async function pickBatchVideoAction(batchId: unknown, pickId: unknown): P
 
 /** Shares the viewer's own comparison under a new public link (any earlier link stops working). */
 export async function shareBatchAction(batchId: unknown, showPrompt: unknown): Promise<CardActionState> {
-  return onOwnBatch(batchId, "share a comparison", async (id, viewer) => {
+  return onOwnRow(batchId, COMPARISON("share a comparison"), async (id, viewer) => {
     const outcome = await shareComparison({ id, ownerId: viewer.id, showPrompt: showPrompt !== false });
     if (outcome.status === "not_found") return { status: "error", message: "Only your own comparisons can be shared." };
     if (outcome.status === "not_shareable") return { status: "error", message: outcome.message };
@@ -111,27 +111,16 @@ export async function shareBatchAction(batchId: unknown, showPrompt: unknown): P
 }
 
 export async function stopSharingBatchAction(batchId: unknown): Promise<CardActionState> {
-  return onOwnBatch(batchId, "stop sharing a comparison", async (id, viewer) => {
+  return onOwnRow(batchId, COMPARISON("stop sharing a comparison"), async (id, viewer) => {
     if ((await stopSharingComparison({ id, ownerId: viewer.id })) === "not_found") return { status: "error", message: "Only your own comparisons can be shared." };
     return { status: "success", message: "Stopped sharing: the link no longer opens.", share: null };
   });
 }
 
 /** A comparison's id checked and the viewer read, as for a card's actions. */
-async function onOwnBatch(batchId: unknown, what: string, act: (id: string, viewer: Viewer) => Promise<CardActionState>): Promise<CardActionState> {
-  const id = generationId.safeParse(batchId);
-  if (!id.success) return { status: "error", message: "No such comparison." };
-  const viewer = await getViewer();
-  if (!viewer) return { status: "error", message: "Sign in to manage comparisons." };
-  try {
-    return await act(id.data, viewer);
-  } catch (error) {
-    return failure(error, what);
-  }
-}
 
 export async function retryGenerationAction(id: unknown): Promise<CardActionState> {
-  return onOwnGeneration(id, { what: "retry", signedOut: "Sign in to create videos." }, async (generationId, viewer) => {
+  return onOwnRow(id, { what: "retry", signedOut: "Sign in to create videos." }, async (generationId, viewer) => {
     const { generation, error } = await retryGeneration({ id: generationId, visitor: visitorKey(await headers()), viewer });
     if (error) return { status: "error", message: error.message, generation };
     return { status: "success", message: "Retrying: a new generation was submitted.", generation };
@@ -139,7 +128,7 @@ export async function retryGenerationAction(id: unknown): Promise<CardActionStat
 }
 
 export async function deleteGenerationAction(id: unknown): Promise<CardActionState> {
-  return onOwnGeneration(id, { what: "delete", signedOut: "Sign in to manage videos." }, async (generationId, viewer) => {
+  return onOwnRow(id, { what: "delete", signedOut: "Sign in to manage videos." }, async (generationId, viewer) => {
     const outcome = await hideGeneration({ id: generationId, ownerId: viewer.id });
     if (outcome === "not_found") return { status: "error", message: "Only your own videos can be deleted." };
     return { status: "success", message: "Deleted from the gallery." };
@@ -148,7 +137,7 @@ export async function deleteGenerationAction(id: unknown): Promise<CardActionSta
 
 /** Shares the viewer's own Ready video under a new public link (any earlier link stops working). */
 export async function shareVideoAction(id: unknown, showPrompt: unknown): Promise<CardActionState> {
-  return onOwnGeneration(id, { what: "share", signedOut: "Sign in to manage videos." }, async (generationId, viewer) => {
+  return onOwnRow(id, { what: "share", signedOut: "Sign in to manage videos." }, async (generationId, viewer) => {
     const outcome = await shareVideo({ id: generationId, ownerId: viewer.id, showPrompt: showPrompt !== false });
     if (outcome.status === "not_found") return { status: "error", message: "Only your own videos can be shared." };
     if (outcome.status === "not_shareable") return { status: "error", message: outcome.message };
@@ -157,7 +146,7 @@ export async function shareVideoAction(id: unknown, showPrompt: unknown): Promis
 }
 
 export async function stopSharingAction(id: unknown): Promise<CardActionState> {
-  return onOwnGeneration(id, { what: "stop sharing", signedOut: "Sign in to manage videos." }, async (generationId, viewer) => {
+  return onOwnRow(id, { what: "stop sharing", signedOut: "Sign in to manage videos." }, async (generationId, viewer) => {
     if ((await stopSharing({ id: generationId, ownerId: viewer.id })) === "not_found") return { status: "error", message: "Only your own videos can be shared." };
     return { status: "success", message: "Stopped sharing: the link no longer opens.", share: null };
   });
@@ -204,14 +193,17 @@ const CONTINUED: Record<ResultTake, string> = {
   video: "The video is now a reference video of a new one.",
 };
 
-/** What every card action does first: a well-formed id, a signed-in viewer; and an unexpected error as a message. */
-async function onOwnGeneration(
+/** A comparison's actions: the card actions' preamble with its own words. */
+const COMPARISON = (what: string) => ({ what, signedOut: "Sign in to manage comparisons.", unknown: "No such comparison." });
+
+/** What every card action (a generation's or a comparison's) does first: a well-formed id, a signed-in viewer; and an unexpected error as a message. */
+async function onOwnRow(
   id: unknown,
-  { what, signedOut }: { what: string; signedOut: string },
-  act: (generationId: string, viewer: Viewer) => Promise<CardActionState>,
+  { what, signedOut, unknown = "No such generation." }: { what: string; signedOut: string; unknown?: string },
+  act: (id: string, viewer: Viewer) => Promise<CardActionState>,
 ): Promise<CardActionState> {
   const parsed = generationId.safeParse(id);
-  if (!parsed.success) return { status: "error", message: "No such generation." };
+  if (!parsed.success) return { status: "error", message: unknown };
   const viewer = await getViewer();
   if (!viewer) return { status: "error", message: signedOut };
   try {
