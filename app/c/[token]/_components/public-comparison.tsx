@@ -4,6 +4,7 @@
 // the owner's pick marked, and "Play all from the start" playing every ready
 // video together, as the owner's view does.
 import { useState } from "react";
+import { PlayAllButton } from "@/app/_components/play-all-button";
 import { usePlayTogether } from "@/app/_components/use-play-together";
 import type { SharedComparison, SharedComparisonVideo } from "@/lib/sharing/shared-comparison";
 
@@ -33,14 +34,7 @@ export function PublicComparison({ comparison }: { comparison: SharedComparison 
           </h1>
           {comparison.prompt ? <p className="mt-1 text-sm break-words whitespace-pre-line text-zinc-700 dark:text-zinc-300">{comparison.prompt}</p> : null}
         </div>
-        <button
-          type="button"
-          onClick={() => void playAll()}
-          disabled={ready.length < 2}
-          className="rounded-lg bg-brand-600 px-4 py-2 text-sm font-semibold text-white shadow-sm hover:bg-brand-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 disabled:opacity-60"
-        >
-          Play all from the start
-        </button>
+        <PlayAllButton onPlay={() => void playAll()} disabled={ready.length < 2} />
       </div>
       <p role="status" aria-live="polite" className="text-sm text-emerald-700 dark:text-emerald-400">
         {message}

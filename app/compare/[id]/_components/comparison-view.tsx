@@ -11,6 +11,7 @@ import { pickBatchVideoAction } from "@/app/actions";
 import { fetchJson, POLL_INTERVAL_MS, SAFETY_NET_POLL_MS } from "@/app/_components/client-data";
 import { formatElapsed } from "@/app/_components/format";
 import { describeCharge } from "@/app/_components/generation-charge";
+import { PlayAllButton } from "@/app/_components/play-all-button";
 import { BatchShareControl, isBatchShareable } from "@/app/_components/share-control";
 import { StateBadge } from "@/app/_components/state-badge";
 import { useGenerationEvents } from "@/app/_components/use-generation-events";
@@ -65,14 +66,7 @@ export function ComparisonView({ initialBatch }: { initialBatch: Batch }) {
           </h1>
           <p className="mt-1 line-clamp-3 text-sm text-zinc-700 dark:text-zinc-300">{batch.prompt}</p>
         </div>
-        <button
-          type="button"
-          onClick={() => void playAll()}
-          disabled={ready.length < 2}
-          className="rounded-lg bg-brand-600 px-4 py-2 text-sm font-semibold text-white shadow-sm hover:bg-brand-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 disabled:opacity-60"
-        >
-          Play all from the start
-        </button>
+        <PlayAllButton onPlay={() => void playAll()} disabled={ready.length < 2} />
       </div>
       {isBatchShareable(batch) || batch.share ? (
         <div className="max-w-xl">
